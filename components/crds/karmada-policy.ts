@@ -1,0 +1,102 @@
+// Karmada policies (policy.karmada.io/v1alpha1), typed after the v1.15 CRDs in shared/schemas/karmada.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { DeepInput } from "./types";
+
+const API_VERSION = "policy.karmada.io/v1alpha1";
+
+/** Selects resource templates in the Karmada API. */
+export interface ResourceSelector {
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    name?: string;
+    labelSelector?: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+}
+
+/** Which member clusters a placement or override targets. */
+export interface ClusterAffinity {
+    clusterNames?: string[];
+    exclude?: string[];
+    labelSelector?: { matchLabels?: Record<string, string> };
+    fieldSelector?: { matchExpressions: Array<{ key: "provider" | "region" | "zone"; operator: "In" | "NotIn"; values: string[] }> };
+}
+
+/** Where propagated resources go. */
+export interface Placement {
+    clusterAffinity?: ClusterAffinity;
+    clusterAffinities?: Array<ClusterAffinity & { affinityName: string }>;
+    clusterTolerations?: Array<{ key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }>;
+    spreadConstraints?: Array<{ spreadByField?: string; spreadByLabel?: string; maxGroups?: number; minGroups?: number }>;
+    replicaScheduling?: Record<string, unknown>;
+}
+
+/** `PropagationPolicy.spec` and `ClusterPropagationPolicy.spec`. */
+export interface PropagationSpec {
+    resourceSelectors: ResourceSelector[];
+    placement?: Placement;
+    /** `Overwrite` adopts objects that already exist in members; Karmada's default is `Abort`. */
+    conflictResolution?: "Abort" | "Overwrite";
+    propagateDeps?: boolean;
+    priority?: number;
+    preserveResourcesOnDeletion?: boolean;
+    dependentOverrides?: string[];
+    failover?: Record<string, unknown>;
+    [field: string]: unknown;
+}
+
+/** One Karmada plaintext overrider: a JSON-pointer patch. */
+export interface PlaintextOverrider {
+    path: string;
+    operator: "add" | "remove" | "replace";
+    value?: unknown;
+}
+
+/** `OverridePolicy.spec`. */
+export interface OverrideSpec {
+    resourceSelectors?: ResourceSelector[];
+    overrideRules: Array<{
+        targetCluster?: ClusterAffinity;
+        overriders: {
+            plaintext?: PlaintextOverrider[];
+            labelsOverrider?: Array<{ operator: string; value?: Record<string, string> }>;
+            annotationsOverrider?: Array<{ operator: string; value?: Record<string, string> }>;
+            imageOverrider?: Array<{ predicate?: { path: string }; component: string; operator: string; value?: string }>;
+        };
+    }>;
+}
+
+/** Arguments of a Karmada policy resource. */
+export interface PolicyArgs<Spec> {
+    /** Object metadata: `name`, and `namespace` for the namespaced kinds. */
+    metadata: pulumi.Input<k8s.types.input.meta.v1.ObjectMeta>;
+    /** The policy spec. */
+    spec: pulumi.Input<DeepInput<Spec>>;
+}
+
+/** Propagates namespaced resource templates to member clusters. */
+export class PropagationPolicy extends k8s.apiextensions.CustomResource {
+    static readonly apiVersion = API_VERSION;
+    static readonly kind = "PropagationPolicy";
+    constructor(name: string, args: PolicyArgs<PropagationSpec>, opts?: pulumi.CustomResourceOptions) {
+        super(name, { apiVersion: API_VERSION, kind: PropagationPolicy.kind, ...args }, opts);
+    }
+}
+
+/** Propagates cluster-scoped (or any namespace's) resource templates to member clusters. */
+export class ClusterPropagationPolicy extends k8s.apiextensions.CustomResource {
+    static readonly apiVersion = API_VERSION;
+    static readonly kind = "ClusterPropagationPolicy";
+    constructor(name: string, args: PolicyArgs<PropagationSpec>, opts?: pulumi.CustomResourceOptions) {
+        super(name, { apiVersion: API_VERSION, kind: ClusterPropagationPolicy.kind, ...args }, opts);
+    }
+}
+
+/** Changes propagated copies per member cluster. */
+export class OverridePolicy extends k8s.apiextensions.CustomResource {
+    static readonly apiVersion = API_VERSION;
+    static readonly kind = "OverridePolicy";
+    constructor(name: string, args: PolicyArgs<OverrideSpec>, opts?: pulumi.CustomResourceOptions) {
+        super(name, { apiVersion: API_VERSION, kind: OverridePolicy.kind, ...args }, opts);
+    }
+}

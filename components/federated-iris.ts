@@ -1,0 +1,126 @@
+// FederatedIrisCluster: an IrisCluster template in the Karmada API, the PropagationPolicy that
+// clones it onto member clusters, and an OverridePolicy for per-cluster differences.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "./config";
+import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, PlaintextOverrider, PropagationPolicy, ResourceSelector } from "./crds";
+import { mergeValues } from "./values";
+
+/** Arguments of a FederatedIrisCluster. */
+export interface FederatedIrisClusterArgs {
+    /** The validated `kamino:irisClusters` entry. */
+    config: IrisClusterConfig;
+    /** Provider of the Karmada API. */
+    karmadaProvider: k8s.Provider;
+    /** Names of the member clusters the placement selects (for outputs). */
+    targetClusters: string[];
+    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
+    karmadaLifecycle?: pulumi.Resource;
+}
+
+/** The IrisCluster spec Kamino generates from a config entry. */
+export function irisClusterSpec(c: IrisClusterConfig): IrisClusterSpec {
+    const generated: Partial<IrisClusterSpec> = {
+        topology: { data: { image: c.image } },
+        // IKO's documented place for the Service template is spec.serviceTemplate (the seed nests it under topology.data).
+        ...(c.serviceType ? { serviceTemplate: { spec: { type: c.serviceType } } } : {}),
+        ...(c.storageClassName ? { storageClassName: c.storageClassName } : {}),
+        ...(c.licenseKeySecret ? { licenseKeySecret: { name: c.licenseKeySecret } } : {}),
+        ...(c.imagePullSecrets ? { imagePullSecrets: c.imagePullSecrets.map((name) => ({ name })) } : {}),
+        ...(c.tlsSecret ? { tls: { common: { secret: { secretName: c.tlsSecret } } } } : {}),
+    };
+    return mergeValues(c.spec, generated) as unknown as IrisClusterSpec;
+}
+
+/** A placement from config as a Karmada ClusterAffinity; undefined means every member. */
+export function clusterAffinity(p: PlacementConfig | undefined): ClusterAffinity | undefined {
+    const affinity: ClusterAffinity = {
+        ...(p?.clusterNames ? { clusterNames: p.clusterNames } : {}),
+        ...(p?.excludeClusters ? { exclude: p.excludeClusters } : {}),
+        ...(p?.clusterLabels ? { labelSelector: { matchLabels: p.clusterLabels } } : {}),
+    };
+    return Object.keys(affinity).length > 0 ? affinity : undefined;
+}
+
+/** Plaintext overriders (JSON patches) for one config override, against the template's spec. */
+export function overriders(o: OverrideConfig, template: IrisClusterSpec): PlaintextOverrider[] {
+    const out: PlaintextOverrider[] = [];
+    if (o.serviceType) {
+        // JSON patch 'add' needs the parent to exist, and replaces a value that is there already.
+        out.push(
+            template.serviceTemplate?.spec
+                ? { path: "/spec/serviceTemplate/spec/type", operator: "add", value: o.serviceType }
+                : { path: "/spec/serviceTemplate", operator: "add", value: { spec: { type: o.serviceType } } },
+        );
+    }
+    if (o.storageClassName) out.push({ path: "/spec/storageClassName", operator: "add", value: o.storageClassName });
+    if (o.image) out.push({ path: "/spec/topology/data/image", operator: "replace", value: o.image });
+    for (const p of o.plaintext ?? []) out.push(p.operator === "remove" ? { path: p.path, operator: p.operator } : { path: p.path, operator: p.operator, value: p.value });
+    return out;
+}
+
+/** The OverridePolicy spec for an entry's overrides, or undefined when it has none. */
+export function overrideSpec(c: IrisClusterConfig, selector: ResourceSelector): OverrideSpec | undefined {
+    if (c.overrides.length === 0) return undefined;
+    const template = irisClusterSpec(c);
+    return {
+        resourceSelectors: [selector],
+        overrideRules: c.overrides.map((o) => ({
+            targetCluster: {
+                ...(o.clusterNames ? { clusterNames: o.clusterNames } : {}),
+                ...(o.clusterProviders ? { fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: o.clusterProviders }] } } : {}),
+            },
+            overriders: { plaintext: overriders(o, template) },
+        })),
+    };
+}
+
+/** An IrisCluster declared once in Karmada and cloned onto the members its placement selects. */
+export class FederatedIrisCluster extends pulumi.ComponentResource {
+    /** The template in the Karmada API. */
+    public readonly template: IrisCluster;
+    /** The policy that places it. */
+    public readonly policy: PropagationPolicy;
+    /** Per-cluster differences, when the entry has overrides. */
+    public readonly overridePolicy?: OverridePolicy;
+    /** The member clusters it goes to. */
+    public readonly targetClusters: string[];
+
+    constructor(name: string, args: FederatedIrisClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("kamino:index:FederatedIrisCluster", name, {}, opts);
+        const c = args.config;
+        this.targetClusters = args.targetClusters;
+        const child: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        const selector: ResourceSelector = { apiVersion: IrisCluster.apiVersion, kind: IrisCluster.kind, name: c.name };
+
+        const overrides = overrideSpec(c, selector);
+        const overridePolicyName = `${c.name}-overrides`;
+        if (overrides) {
+            this.overridePolicy = new OverridePolicy(
+                `${name}-overrides`,
+                { metadata: { name: overridePolicyName, namespace: c.namespace }, spec: overrides },
+                child,
+            );
+        }
+        const affinity = clusterAffinity(c.placement);
+        this.policy = new PropagationPolicy(
+            `${name}-policy`,
+            {
+                metadata: { name: c.policyName ?? `${c.name}-propagate`, namespace: c.namespace },
+                spec: {
+                    resourceSelectors: [selector],
+                    ...(affinity ? { placement: { clusterAffinity: affinity } } : {}),
+                    // Karmada applies the overrides before the first copy reaches a member.
+                    ...(overrides ? { dependentOverrides: [overridePolicyName] } : {}),
+                },
+            },
+            { ...child, dependsOn: this.overridePolicy ? [this.overridePolicy] : [] },
+        );
+        this.template = new IrisCluster(
+            `${name}-template`,
+            { metadata: { name: c.name, namespace: c.namespace }, spec: irisClusterSpec(c) },
+            { ...child, dependsOn: [this.policy] },
+        );
+        this.registerOutputs({ targetClusters: this.targetClusters });
+    }
+}

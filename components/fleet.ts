@@ -1,0 +1,307 @@
+// Fleet: composes the clusters, their add-ons, the Karmada control plane, the joins, the CRD
+// copy, synced Secrets and federated IrisClusters. The only place that knows the order.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import { Cilium } from "./cilium";
+import { ClusterConfig, FleetConfig, resolvePlacement } from "./config";
+import { CrdMirror, CrdReader } from "./crd-mirror";
+import { ExistingCluster } from "./existing-cluster";
+import { FederatedIrisCluster } from "./federated-iris";
+import { GkeCluster } from "./gke-cluster";
+import { IrisClusterInterpreter } from "./iris-interpreter";
+import { IrisOperator } from "./iris-operator";
+import { KarmadaControlPlane } from "./karmada";
+import { KarmadaMember } from "./karmada-member";
+import { defaultSubnets } from "./kind-config";
+import { KindCluster } from "./kind-cluster";
+import { RegistryCredentials } from "./secret-data";
+import { SecretSync } from "./secret-sync";
+
+/** The CRD IKO creates and Karmada must know before it accepts IrisCluster templates. */
+export const IRIS_CRD = "irisclusters.intersystems.com";
+
+/** Arguments of a Fleet. */
+export interface FleetArgs {
+    /** The validated stack config. */
+    config: FleetConfig;
+    /**
+     * Values of the secret config keys the config references (`secrets[].fromConfig`,
+     * `iko.imagePullSecretFromConfig`), keyed by the key without `kamino:`; secret outputs.
+     */
+    secretValues: Record<string, pulumi.Output<Record<string, string>>>;
+    /** How the IrisCluster CRD is read from the host cluster; the default polls its API server. */
+    crdReader?: CrdReader;
+}
+
+/** One cluster of the fleet, whatever made it. */
+export interface FleetCluster {
+    /** The cluster as configured. */
+    config: ClusterConfig;
+    /** Provider for objects in it. */
+    provider: k8s.Provider;
+    /** Its kubeconfig for this machine; secret. */
+    kubeconfig: pulumi.Output<string>;
+    /** The API server as Karmada's controllers reach it. */
+    apiEndpoint: pulumi.Output<string>;
+    /** Resource whose deletion deletes the whole cluster (absent for existing clusters). */
+    lifecycle?: pulumi.Resource;
+    /** Karmada region and zones. */
+    region?: string;
+    zones?: string[];
+    /** Its CNI, on kind clusters. */
+    cilium?: Cilium;
+    /** Its IKO release. */
+    irisOperator?: IrisOperator;
+}
+
+/** Summary of one cluster, as a stack output. */
+export interface ClusterSummary {
+    name: string;
+    provider: string;
+    karmadaHost: boolean;
+    apiEndpoint: pulumi.Output<string>;
+}
+
+/** A Karmada-federated fleet of IKO clusters. */
+export class Fleet extends pulumi.ComponentResource {
+    /** Every cluster, keyed by name. */
+    public readonly clusters: Record<string, FleetCluster> = {};
+    /** The cluster hosting Karmada. */
+    public readonly hostName: string;
+    /** The Karmada control plane. */
+    public readonly karmada: KarmadaControlPlane;
+    /** The joined members, keyed by name. */
+    public readonly members: Record<string, KarmadaMember> = {};
+    /** The IrisCluster CRD in the Karmada API. */
+    public readonly crdMirror: CrdMirror;
+    /** The federated IrisClusters, keyed `namespace/name`. */
+    public readonly irisClusters: Record<string, FederatedIrisCluster> = {};
+    /** The synced Secrets, when the config has any. */
+    public readonly secretSync?: SecretSync;
+    /** Summaries of all clusters (stack output). */
+    public readonly clusterSummaries: ClusterSummary[];
+    /** Kubeconfigs of all clusters, keyed by name; secret. */
+    public readonly kubeconfigs: pulumi.Output<Record<string, string>>;
+
+    constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("kamino:index:Fleet", name, {}, opts);
+        const cfg = args.config;
+        const host = cfg.clusters.find((c) => c.karmadaHost)!;
+        this.hostName = host.name;
+        const usesHelmKarmada = cfg.karmada.existingKubeconfigPath === undefined;
+
+        // 1. Clusters.
+        let kindIndex = 0;
+        for (const c of cfg.clusters) {
+            this.clusters[c.name] = this.createCluster(c, cfg, usesHelmKarmada && c.karmadaHost, kindIndex);
+            if (c.provider === "kind") kindIndex++;
+        }
+
+        // 2. Add-ons on every cluster: Cilium on kind (GKE has Dataplane V2), then IKO.
+        const pullCredentials = cfg.iko.imagePullSecretFromConfig
+            ? (args.secretValues[cfg.iko.imagePullSecretFromConfig] as pulumi.Output<unknown> as pulumi.Output<RegistryCredentials>)
+            : undefined;
+        for (const cluster of Object.values(this.clusters)) {
+            const addonOpts = { parent: this, deletedWith: cluster.lifecycle };
+            const cilium = (cluster.cilium =
+                cluster.config.provider === "kind"
+                    ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
+                    : undefined);
+            cluster.irisOperator = new IrisOperator(
+                `${cluster.config.name}-iko`,
+                {
+                    provider: cluster.provider,
+                    chartPath: cfg.iko.chartPath,
+                    namespace: cfg.iko.namespace,
+                    releaseName: cfg.iko.releaseName,
+                    values: cfg.iko.values,
+                    registryCredentials: pullCredentials,
+                    skipAwait: cfg.testing.skipAwait,
+                },
+                { ...addonOpts, dependsOn: cilium ? [cilium.release] : [] },
+            );
+        }
+
+        // 3. Karmada on the host (or an existing control plane).
+        const hostCluster = this.clusters[host.name];
+        this.karmada = new KarmadaControlPlane(
+            "karmada",
+            usesHelmKarmada
+                ? {
+                      clusterIdentifier: `karmada-${host.name}`,
+                      helm: {
+                          hostProvider: hostCluster.provider,
+                          hostNodeName: host.provider === "kind" ? `${cfg.kindNamePrefix}${host.name}-control-plane` : undefined,
+                          chartVersion: cfg.karmada.chartVersion,
+                          chartRepo: cfg.karmada.chartRepo,
+                          kubectlImage: cfg.karmada.kubectlImage,
+                          apiServerNodePort: cfg.karmada.apiServerNodePort,
+                          apiServerHostPort: cfg.karmada.apiServerHostPort,
+                          timeoutSeconds: cfg.karmada.installTimeoutSeconds,
+                          featureGates: cfg.karmada.featureGates,
+                          values: cfg.karmada.values,
+                      },
+                  }
+                : {
+                      clusterIdentifier: `karmada-${host.name}`,
+                      existingKubeconfig: fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"),
+                  },
+            // Karmada's pods need the host's CNI.
+            { parent: this, deletedWith: hostCluster.lifecycle, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
+        );
+        const karmadaProvider = this.karmada.provider;
+        const karmadaLifecycle = usesHelmKarmada ? hostCluster.lifecycle : undefined;
+
+        // 4. Join every other cluster in Push mode.
+        for (const cluster of Object.values(this.clusters)) {
+            if (cluster.config.karmadaHost) continue;
+            const c = cluster.config;
+            this.members[c.name] = new KarmadaMember(
+                `${c.name}-member`,
+                {
+                    clusterName: c.name,
+                    memberProvider: cluster.provider,
+                    karmadaProvider,
+                    karmadaClusterNamespace: this.karmada.clusterNamespace,
+                    apiEndpoint: cluster.apiEndpoint,
+                    labels: c.labels,
+                    provider: c.provider,
+                    region: cluster.region,
+                    zones: cluster.zones,
+                    memberLifecycle: cluster.lifecycle,
+                    karmadaLifecycle,
+                },
+                { parent: this },
+            );
+        }
+
+        // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
+        this.crdMirror = new CrdMirror(
+            "iris-crd",
+            {
+                crdName: IRIS_CRD,
+                sourceKubeconfig: hostCluster.kubeconfig,
+                sourceName: host.name,
+                sourceReady: hostCluster.irisOperator!.release.status,
+                timeoutSeconds: cfg.iko.crdWaitSeconds,
+                targetProvider: karmadaProvider,
+                reader: args.crdReader,
+                targetLifecycle: karmadaLifecycle,
+            },
+            { parent: this },
+        );
+        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider, karmadaLifecycle }, { parent: this });
+
+        // 6. Namespaces the workloads and Secrets live in; Karmada propagates namespaces to every member.
+        const namespaces = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace)])].filter((n) => n !== "default");
+        const namespaceResources = namespaces.map(
+            (ns) =>
+                new k8s.core.v1.Namespace(
+                    `karmada-ns-${ns}`,
+                    // Adopt a namespace that already exists on a member instead of reporting a conflict.
+                    { metadata: { name: ns, annotations: { "work.karmada.io/conflict-resolution": "overwrite" } } },
+                    { parent: this, provider: karmadaProvider, deletedWith: karmadaLifecycle },
+                ),
+        );
+
+        // 7. Synced Secrets.
+        if (cfg.secrets.length > 0) {
+            this.secretSync = new SecretSync(
+                "secrets",
+                {
+                    secrets: cfg.secrets.map((s) => ({
+                        config: s,
+                        values: args.secretValues[s.fromConfig],
+                        targetClusters: resolvePlacement(cfg.clusters, s.placement),
+                    })),
+                    karmadaProvider,
+                    karmadaLifecycle,
+                    dependsOn: namespaceResources,
+                },
+                { parent: this },
+            );
+        }
+
+        // 8. Federated IrisClusters, after everything they need; destroyed before the joins.
+        const memberClusters = Object.values(this.members).map((m) => m.cluster);
+        for (const ic of cfg.irisClusters) {
+            const targets = resolvePlacement(cfg.clusters, ic.placement);
+            const targetOperators = targets.map((t) => this.clusters[t].irisOperator!).filter((o) => o !== undefined);
+            this.irisClusters[`${ic.namespace}/${ic.name}`] = new FederatedIrisCluster(
+                ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
+                { config: ic, karmadaProvider, targetClusters: targets, karmadaLifecycle },
+                {
+                    parent: this,
+                    dependsOn: [
+                        this.crdMirror,
+                        interpreter,
+                        ...memberClusters,
+                        ...namespaceResources,
+                        ...targetOperators,
+                        ...(this.secretSync ? [this.secretSync] : []),
+                    ],
+                },
+            );
+        }
+
+        this.clusterSummaries = Object.values(this.clusters).map((c) => ({
+            name: c.config.name,
+            provider: c.config.provider,
+            karmadaHost: c.config.karmadaHost,
+            apiEndpoint: c.apiEndpoint,
+        }));
+        this.kubeconfigs = pulumi.secret(
+            pulumi.all(Object.fromEntries(Object.values(this.clusters).map((c) => [c.config.name, c.kubeconfig]))) as pulumi.Output<Record<string, string>>,
+        );
+        this.registerOutputs({ clusterSummaries: this.clusterSummaries, kubeconfigs: this.kubeconfigs });
+    }
+
+    private createCluster(c: ClusterConfig, cfg: FleetConfig, hostsHelmKarmada: boolean, kindIndex: number): FleetCluster {
+        const opts = { parent: this };
+        switch (c.provider) {
+            case "kind": {
+                const subnets = defaultSubnets(kindIndex);
+                const kind = new KindCluster(
+                    c.name,
+                    {
+                        kindName: `${cfg.kindNamePrefix}${c.name}`,
+                        workers: c.workers,
+                        nodeImage: c.nodeImage,
+                        podSubnet: c.podSubnet ?? subnets.podSubnet,
+                        serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
+                        // The Karmada API's NodePort must be mapped when the node container is created.
+                        portMappings: hostsHelmKarmada
+                            ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort }]
+                            : [],
+                    },
+                    opts,
+                );
+                return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
+            }
+            case "gke": {
+                const gke = new GkeCluster(
+                    c.name,
+                    {
+                        clusterName: c.name,
+                        project: c.project!,
+                        region: c.region,
+                        zone: c.zone,
+                        nodeCount: c.nodeCount,
+                        machineType: c.machineType,
+                        network: c.network,
+                        subnetwork: c.subnetwork,
+                        releaseChannel: c.releaseChannel,
+                        authorizedNetworks: c.authorizedNetworks,
+                    },
+                    opts,
+                );
+                return { config: c, provider: gke.provider, kubeconfig: gke.kubeconfig, apiEndpoint: gke.apiEndpoint, lifecycle: gke.cluster, region: gke.region, zones: gke.zones };
+            }
+            case "existing": {
+                const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);
+                return { config: c, provider: existing.provider, kubeconfig: existing.kubeconfig, apiEndpoint: existing.apiEndpoint, region: c.region, zones: c.zones };
+            }
+        }
+    }
+}

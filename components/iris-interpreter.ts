@@ -1,0 +1,146 @@
+// IrisClusterInterpreter: teaches Karmada what an IrisCluster's health and status are. Without
+// it Karmada calls any IrisCluster healthy at once and the template in Karmada has no status.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { IrisCluster } from "./crds";
+
+/**
+ * Healthy when IKO reports the cluster Running (`status.phase`, shown as STATUS by
+ * `kubectl get irisclusters`), or when a Ready condition is True.
+ */
+export const HEALTH_LUA = `
+function InterpretHealth(observedObj)
+  if observedObj.status == nil then
+    return false
+  end
+  if observedObj.status.phase == "Running" then
+    return true
+  end
+  local conditions = observedObj.status.conditions
+  if conditions ~= nil then
+    for _, c in ipairs(conditions) do
+      if c.type == "Ready" and c.status == "True" then
+        return true
+      end
+    end
+  end
+  return false
+end
+`;
+
+/** Copies the member's whole status into the work status. */
+export const REFLECT_LUA = `
+function ReflectStatus(observedObj)
+  if observedObj.status == nil then
+    return {}
+  end
+  return observedObj.status
+end
+`;
+
+/**
+ * The template's status in Karmada: phase Running only when every member runs it, else the
+ * first member phase that is not Running (Pending while a member has reported nothing), and
+ * one entry per member.
+ */
+export const AGGREGATE_LUA = `
+function AggregateStatus(desiredObj, statusItems)
+  if statusItems == nil then
+    return desiredObj
+  end
+  local phase = "Running"
+  local clusters = {}
+  for i = 1, #statusItems do
+    local item = statusItems[i]
+    local memberPhase = "Pending"
+    if item.status ~= nil and item.status.phase ~= nil then
+      memberPhase = item.status.phase
+    end
+    clusters[i] = { name = item.clusterName, phase = memberPhase }
+    if memberPhase ~= "Running" and phase == "Running" then
+      phase = memberPhase
+    end
+  end
+  if #statusItems == 0 then
+    phase = "Pending"
+  end
+  if desiredObj.status == nil then
+    desiredObj.status = {}
+  end
+  desiredObj.status.phase = phase
+  desiredObj.status.clusters = clusters
+  return desiredObj
+end
+`;
+
+/**
+ * Keeps spec fields that IKO's mutating webhook fills in on the member and the template leaves
+ * unset; otherwise Karmada would strip them on every sync and the two would fight.
+ */
+export const RETAIN_LUA = `
+local function fillMissing(desired, observed)
+  if type(desired) ~= "table" or type(observed) ~= "table" then
+    return desired
+  end
+  for k, v in pairs(observed) do
+    if desired[k] == nil then
+      desired[k] = v
+    elseif type(desired[k]) == "table" and type(v) == "table" then
+      desired[k] = fillMissing(desired[k], v)
+    end
+  end
+  return desired
+end
+
+function Retain(desiredObj, observedObj)
+  if observedObj.spec ~= nil then
+    if desiredObj.spec == nil then
+      desiredObj.spec = {}
+    end
+    desiredObj.spec = fillMissing(desiredObj.spec, observedObj.spec)
+  end
+  return desiredObj
+end
+`;
+
+/** `ResourceInterpreterCustomization.spec` for IrisCluster. */
+export function irisInterpreterSpec() {
+    return {
+        target: { apiVersion: IrisCluster.apiVersion, kind: IrisCluster.kind },
+        customizations: {
+            healthInterpretation: { luaScript: HEALTH_LUA },
+            statusReflection: { luaScript: REFLECT_LUA },
+            statusAggregation: { luaScript: AGGREGATE_LUA },
+            retention: { luaScript: RETAIN_LUA },
+        },
+    };
+}
+
+/** Arguments of an IrisClusterInterpreter. */
+export interface IrisClusterInterpreterArgs {
+    /** Provider of the Karmada API. */
+    karmadaProvider: k8s.Provider;
+    /** Resource whose deletion deletes the Karmada API. */
+    karmadaLifecycle?: pulumi.Resource;
+}
+
+/** The ResourceInterpreterCustomization for IrisCluster. */
+export class IrisClusterInterpreter extends pulumi.ComponentResource {
+    /** The customization object in the Karmada API. */
+    public readonly customization: k8s.apiextensions.CustomResource;
+
+    constructor(name: string, args: IrisClusterInterpreterArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("kamino:index:IrisClusterInterpreter", name, {}, opts);
+        this.customization = new k8s.apiextensions.CustomResource(
+            `${name}-customization`,
+            {
+                apiVersion: "config.karmada.io/v1alpha1",
+                kind: "ResourceInterpreterCustomization",
+                metadata: { name: "kamino-iriscluster" },
+                spec: irisInterpreterSpec(),
+            },
+            { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle },
+        );
+        this.registerOutputs({});
+    }
+}

@@ -1,0 +1,88 @@
+// SecretSync: Secrets declared once in the Karmada API and kept in sync on member clusters,
+// instead of `kubectl get secret -o yaml | kubectl apply` per cluster.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { SecretConfig } from "./config";
+import { PropagationPolicy } from "./crds";
+import { clusterAffinity } from "./federated-iris";
+import { dockerConfigJson, RegistryCredentials } from "./secret-data";
+
+/** Label on every Secret Kamino syncs. */
+export const SYNCED_LABEL = { "kamino.io/synced": "true" };
+
+/** One Secret to sync. */
+export interface SyncedSecret {
+    /** The validated `kamino:secrets` entry. */
+    config: SecretConfig;
+    /** Its values, from secret config (a secret Output). */
+    values: pulumi.Input<Record<string, string>>;
+    /** Names of the member clusters it goes to (for outputs). */
+    targetClusters: string[];
+}
+
+/** Arguments of a SecretSync. */
+export interface SecretSyncArgs {
+    /** The Secrets. */
+    secrets: SyncedSecret[];
+    /** Provider of the Karmada API. */
+    karmadaProvider: k8s.Provider;
+    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
+    karmadaLifecycle?: pulumi.Resource;
+    /** Resources the Secrets need first, e.g. their namespaces in the Karmada API. */
+    dependsOn?: pulumi.Input<pulumi.Resource>[];
+}
+
+/** Kubernetes Secret type and `stringData` for a config entry's values. */
+export function secretPayload(type: SecretConfig["type"], values: Record<string, string>): { type: string; stringData: Record<string, string> } {
+    switch (type) {
+        case "dockerconfigjson":
+            return { type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": dockerConfigJson(values as unknown as RegistryCredentials) } };
+        case "tls":
+            return { type: "kubernetes.io/tls", stringData: values };
+        default:
+            return { type: "Opaque", stringData: values };
+    }
+}
+
+/** Secrets in the Karmada API and one PropagationPolicy each, selecting exactly that Secret by name. */
+export class SecretSync extends pulumi.ComponentResource {
+    /** The Secrets in the Karmada API, keyed `namespace/name`. */
+    public readonly secrets: Record<string, k8s.core.v1.Secret> = {};
+    /** Where each Secret goes, keyed `namespace/name`. */
+    public readonly targets: Record<string, string[]> = {};
+
+    constructor(name: string, args: SecretSyncArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("kamino:index:SecretSync", name, {}, opts);
+        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        for (const s of args.secrets) {
+            const c = s.config;
+            const id = `${c.namespace}/${c.name}`;
+            const payload = pulumi.secret(pulumi.output(s.values).apply((v) => secretPayload(c.type, v)));
+            const secret = new k8s.core.v1.Secret(
+                `${name}-${c.namespace}-${c.name}`,
+                {
+                    metadata: { name: c.name, namespace: c.namespace, labels: SYNCED_LABEL },
+                    type: payload.type,
+                    stringData: payload.stringData,
+                },
+                { ...child, dependsOn: args.dependsOn },
+            );
+            const affinity = clusterAffinity(c.placement);
+            new PropagationPolicy(
+                `${name}-${c.namespace}-${c.name}-policy`,
+                {
+                    metadata: { name: `${c.name}-sync`, namespace: c.namespace },
+                    spec: {
+                        resourceSelectors: [{ apiVersion: "v1", kind: "Secret", name: c.name }],
+                        ...(affinity ? { placement: { clusterAffinity: affinity } } : {}),
+                        ...(c.overwriteExisting ? { conflictResolution: "Overwrite" } : {}),
+                    },
+                },
+                { ...child, dependsOn: args.dependsOn },
+            );
+            this.secrets[id] = secret;
+            this.targets[id] = s.targetClusters;
+        }
+        this.registerOutputs({ targets: this.targets });
+    }
+}
