@@ -51,7 +51,8 @@ export class CrdMirror extends pulumi.ComponentResource {
     constructor(name: string, args: CrdMirrorArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:CrdMirror", name, {}, opts);
         const reader = args.reader ?? readLiveCrd;
-        const spec = pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(async ([kubeconfig]) => {
+        // The spec is read with a secret kubeconfig but is not secret itself: keep it readable in diffs.
+        const spec = pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(async ([kubeconfig]) => {
             try {
                 return mirrorableCrdSpec(await reader(kubeconfig, args.crdName, args.timeoutSeconds));
             } catch (e) {
@@ -60,7 +61,7 @@ export class CrdMirror extends pulumi.ComponentResource {
                         `IKO creates it when the operator starts: check the operator pod and its log on '${args.sourceName}', then run 'pulumi up' again.`,
                 );
             }
-        });
+        }));
         this.crd = new k8s.apiextensions.v1.CustomResourceDefinition(
             `${name}-crd`,
             { metadata: { name: args.crdName }, spec: spec as unknown as pulumi.Output<k8s.types.input.apiextensions.v1.CustomResourceDefinitionSpec> },

@@ -1,6 +1,40 @@
-// Helpers for the program entry point (index.ts): secret config values and check commands.
+// The program behind index.ts: config in, Fleet built, stack outputs out. A function, so tests
+// can run the whole stack from a stack file with mocks.
 import * as pulumi from "@pulumi/pulumi";
-import { FleetConfig } from "./config";
+import * as fs from "fs";
+import { CONFIG_NAMESPACE, ConfigEnvironment, FleetConfig, loadFleetConfig } from "./config";
+import { CrdReader } from "./crd-mirror";
+import { Fleet } from "./fleet";
+
+/** How the stack reaches the outside world; every field has a real default. */
+export interface KaminoStackOptions extends ConfigEnvironment {
+    /** Reads the live IrisCluster CRD; the default polls the host's API server. */
+    crdReader?: CrdReader;
+}
+
+/** Builds the whole stack from raw `kamino:*` config and returns the fleet and the stack outputs. */
+export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
+    const config = loadFleetConfig(raw, {
+        pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
+        isSecret: opts.isSecret ?? isSecretConfigKey,
+    });
+    const fleet = new Fleet("kamino", {
+        config,
+        secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
+        crdReader: opts.crdReader,
+    });
+    const outputs = {
+        clusters: fleet.clusterSummaries,
+        kubeconfigs: fleet.kubeconfigs,
+        karmadaKubeconfig: fleet.karmada.kubeconfig,
+        karmadaHost: fleet.hostName,
+        members: Object.keys(fleet.members),
+        irisClusters: Object.fromEntries(Object.entries(fleet.irisClusters).map(([id, f]) => [id, f.targetClusters])),
+        syncedSecrets: fleet.secretSync?.targets ?? {},
+        commands: checkCommands(config),
+    };
+    return { config, fleet, outputs };
+}
 
 /** Reads every secret config key the fleet config references, as secret outputs. */
 export function secretConfigValues(cfg: FleetConfig, config: pulumi.Config): Record<string, pulumi.Output<Record<string, string>>> {

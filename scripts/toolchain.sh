@@ -142,7 +142,7 @@ pulumi_regen() {
     echo ")"
     echo
     echo "// version-only replaces copied from pkg/v3's go.mod (its \"=> ../sdk\" is dropped)"
-    version_replaces "$pkgmod" | sed 's/^/replace /'
+    version_replaces "$pkgmod" | sed -n 's/^\(..*\)$/replace \1/p'
     echo
     echo "tool ("
     echo "	github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"
@@ -225,7 +225,7 @@ pulumi-resource-kubernetes_regen() {
     echo ")"
     echo
     echo "replace github.com/pulumi/pulumi-kubernetes/provider/v4 => ./src"
-    version_replaces "$work/src/go.mod" | sed 's/^/replace /'
+    version_replaces "$work/src/go.mod" | sed -n 's/^\(..*\)$/replace \1/p'
     echo
     echo "tool github.com/pulumi/pulumi-kubernetes/provider/v4/cmd/pulumi-resource-kubernetes"
   } >"$work/go.mod"
@@ -297,7 +297,7 @@ kube_regen() {
     echo
     echo "go 1.26"
     echo
-    gomod_json "$gomod" | json '(j.Godebug || []).map(g => "godebug " + g.Key + "=" + g.Value).join("\n")' || true
+    gomod_json "$gomod" | json '(j.GoDebug || j.Godebug || []).map(g => "godebug " + g.Key + "=" + g.Value).join("\n")' || true
     echo
     echo "require k8s.io/kubernetes $KUBE_VERSION"
     echo

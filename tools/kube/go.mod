@@ -5,6 +5,8 @@ module kamino.invalid/tools/kube
 
 go 1.26.0
 
+godebug default=go1.26
+
 require (
 	cel.dev/expr v0.25.1 // indirect
 	cyphar.com/go-pathrs v0.2.2 // indirect

@@ -1,0 +1,170 @@
+// Pulumi mocks for whole-stack and component tests: records every registered resource and
+// answers with plausible outputs (kubeconfigs, service-account tokens, the Karmada kubeconfig).
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import * as YAML from "yaml";
+import { CrdReader } from "../../components/crd-mirror";
+
+/** A resource the program registered. */
+export type Registered = pulumi.runtime.MockResourceArgs;
+
+/** A kubeconfig as `kind get kubeconfig` prints it (fake credentials). */
+export function fakeKubeconfig(server: string, name = "kind-test"): string {
+    return YAML.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        "current-context": name,
+        clusters: [{ name, cluster: { server, "certificate-authority-data": "Q0E=" } }],
+        contexts: [{ name, context: { cluster: name, user: name } }],
+        users: [{ name, user: { "client-certificate-data": "Q0VSVA==", "client-key-data": "S0VZ" } }],
+    });
+}
+
+/** The kubeconfig Karmada's chart writes: an in-cluster server name, unreachable from the host. */
+export const KARMADA_CHART_KUBECONFIG = fakeKubeconfig("https://karmada-apiserver.karmada-system.svc.cluster.local:5443", "karmada-apiserver");
+export const FAKE_TOKEN = "ZmFrZS10b2tlbg=="; // base64 of "fake-token"
+export const FAKE_CA = "ZmFrZS1jYQ=="; // base64 of "fake-ca"
+
+/** A stand-in for IKO's live CRD, as the API server would return it. */
+export const LIVE_IRIS_CRD = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "irisclusters.intersystems.com", uid: "1234", resourceVersion: "42", managedFields: [] },
+    spec: {
+        group: "intersystems.com",
+        scope: "Namespaced",
+        names: { kind: "IrisCluster", plural: "irisclusters", singular: "iriscluster", listKind: "IrisClusterList" },
+        versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+        conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "iko", namespace: "iko" } } } },
+    },
+    status: { acceptedNames: { kind: "IrisCluster" } },
+};
+
+/** A CRD reader that answers with LIVE_IRIS_CRD and records its calls. */
+export function fakeCrdReader(calls: string[] = []): CrdReader {
+    return async (kubeconfig, crdName) => {
+        calls.push(`${crdName}@${YAML.parse(kubeconfig).clusters[0].cluster.server}`);
+        return JSON.parse(JSON.stringify(LIVE_IRIS_CRD));
+    };
+}
+
+function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
+    const state: Record<string, unknown> = { ...a.inputs };
+    if (a.type === "command:local:Command") {
+        if (preview) return state; // a new Command's stdout is unknown in preview
+        const create = String(a.inputs.create);
+        const kindName = /KIND_CLUSTER_NAME/.test(create) ? a.inputs.environment?.KIND_CLUSTER_NAME : "x";
+        if (create.includes("--internal")) state.stdout = fakeKubeconfig(`https://${kindName}-control-plane:6443`);
+        else if (create.includes("kind get kubeconfig")) state.stdout = fakeKubeconfig(`https://127.0.0.1:40${String(kindName).length}01`);
+        else state.stdout = "";
+        return state;
+    }
+    if (a.type === "kubernetes:core/v1:Secret") {
+        if (a.id && a.name.endsWith("generated-kubeconfig")) {
+            return preview ? {} : { data: { kubeconfig: Buffer.from(KARMADA_CHART_KUBECONFIG).toString("base64") } };
+        }
+        if (a.inputs.type === "kubernetes.io/service-account-token" && !preview) {
+            state.data = { token: FAKE_TOKEN, "ca.crt": FAKE_CA };
+        }
+        return state;
+    }
+    if (a.type === "kubernetes:helm.sh/v3:Release" && !preview) {
+        state.status = { name: a.inputs.name, namespace: a.inputs.namespace, status: "deployed" };
+        return state;
+    }
+    if (a.type === "gcp:container/cluster:Cluster" && !preview) {
+        state.endpoint = "34.1.2.3";
+        state.masterAuth = { clusterCaCertificate: FAKE_CA };
+        return state;
+    }
+    return state;
+}
+
+/** Runs resources under mocks and gives access to what was registered. */
+export class MockRun {
+    readonly resources: Registered[] = [];
+
+    constructor(readonly preview: boolean) {}
+
+    /** Installs the mocks; call before creating resources. */
+    async install(config: Record<string, string> = {}, secretKeys: string[] = [], stack = "dev"): Promise<void> {
+        await pulumi.runtime.setMocks(
+            {
+                newResource: (a) => {
+                    this.resources.push(a);
+                    return { id: a.id || (this.preview ? undefined : `${a.name}-id`), state: outputsFor(a, this.preview) };
+                },
+                call: (a) => {
+                    throw new Error(`unexpected invoke ${a.token}`);
+                },
+            },
+            "kamino",
+            stack,
+            this.preview,
+        );
+        pulumi.runtime.setAllConfig(config, secretKeys);
+    }
+
+    /** Waits until every registration the program started has reached the mocks. */
+    async settle(): Promise<void> {
+        await pulumi.runtime.disconnect();
+    }
+
+    /** All resources of a type. */
+    ofType(type: string): Registered[] {
+        return this.resources.filter((r) => r.type === type);
+    }
+
+    /** The one resource of a type with that name; fails loudly otherwise. */
+    get(type: string, name: string): Registered {
+        const found = this.resources.filter((r) => r.type === type && r.name === name);
+        if (found.length !== 1) {
+            const names = this.ofType(type).map((r) => r.name);
+            throw new Error(`expected one ${type} named ${name}, found ${found.length} (have: ${names.join(", ")})`);
+        }
+        return found[0];
+    }
+
+    /** The Kubernetes objects (custom resources and core types) of a given kind. */
+    kind(kind: string): Registered[] {
+        return this.resources.filter((r) => r.type.startsWith("kubernetes:") && r.type.endsWith(`:${kind}`) && !r.id);
+    }
+}
+
+/** The name of the provider a resource was registered with (from the mock's `urn::id` reference). */
+export function providerName(r: Registered): string | undefined {
+    return r.provider?.split("::")[3];
+}
+
+/** Reads a stack file's `config:` block as raw Pulumi config (`kamino:key` → JSON text). */
+export function stackConfig(file: string, overrides: Record<string, unknown> = {}): Record<string, string> {
+    const doc = YAML.parse(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
+    const merged = { ...doc.config, ...overrides };
+    return Object.fromEntries(
+        Object.entries(merged).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    );
+}
+
+/** The fixture chart used wherever the real IKO chart would be. */
+export const FIXTURE_CHART = "test/fixtures/iris-operator";
+
+/** Resolves an Output in tests (undefined when unknown). */
+export function valueOf<T>(o: pulumi.Output<T>): Promise<T | undefined> {
+    return (o as unknown as { promise(): Promise<T | undefined> }).promise();
+}
+
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+const SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** True when a recorded input value is a Pulumi secret. */
+export function isSecretInput(v: unknown): boolean {
+    return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG] === SECRET_VALUE;
+}
+
+/** A recorded input with secret wrappers removed (to compare values). */
+export function plain(v: unknown): unknown {
+    if (isSecretInput(v)) return plain((v as { value: unknown }).value);
+    if (Array.isArray(v)) return v.map(plain);
+    if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+    return v;
+}
