@@ -32,16 +32,16 @@ export interface SecretSyncArgs {
     dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
 
-/** Kubernetes Secret type and `stringData` for a config entry's values. */
-export function secretPayload(type: SecretConfig["type"], values: Record<string, string>): { type: string; stringData: Record<string, string> } {
-    switch (type) {
-        case "dockerconfigjson":
-            return { type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": dockerConfigJson(values as unknown as RegistryCredentials) } };
-        case "tls":
-            return { type: "kubernetes.io/tls", stringData: values };
-        default:
-            return { type: "Opaque", stringData: values };
-    }
+/** The Kubernetes Secret type of each config type. */
+export const SECRET_TYPES: Record<SecretConfig["type"], string> = {
+    opaque: "Opaque",
+    dockerconfigjson: "kubernetes.io/dockerconfigjson",
+    tls: "kubernetes.io/tls",
+};
+
+/** The Secret's `stringData` for a config entry's values. */
+export function secretStringData(type: SecretConfig["type"], values: Record<string, string>): Record<string, string> {
+    return type === "dockerconfigjson" ? { ".dockerconfigjson": dockerConfigJson(values as unknown as RegistryCredentials) } : values;
 }
 
 /** Secrets in the Karmada API and one PropagationPolicy each, selecting exactly that Secret by name. */
@@ -57,13 +57,13 @@ export class SecretSync extends pulumi.ComponentResource {
         for (const s of args.secrets) {
             const c = s.config;
             const id = `${c.namespace}/${c.name}`;
-            const payload = pulumi.secret(pulumi.output(s.values).apply((v) => secretPayload(c.type, v)));
+            const stringData = pulumi.secret(pulumi.output(s.values).apply((v) => secretStringData(c.type, v)));
             const secret = new k8s.core.v1.Secret(
                 `${name}-${c.namespace}-${c.name}`,
                 {
                     metadata: { name: c.name, namespace: c.namespace, labels: SYNCED_LABEL },
-                    type: payload.type,
-                    stringData: payload.stringData,
+                    type: SECRET_TYPES[c.type],
+                    stringData,
                 },
                 { ...child, dependsOn: args.dependsOn },
             );

@@ -10,7 +10,7 @@ import { waitForObject } from "../../components/kube-read";
 import { gkeKubeconfig, serverOf, withServer } from "../../components/kubeconfig";
 import { defaultSubnets, kindInternalEndpoint, renderKindConfig } from "../../components/kind-config";
 import { dockerConfigJson } from "../../components/secret-data";
-import { secretPayload } from "../../components/secret-sync";
+import { secretStringData } from "../../components/secret-sync";
 import { mergeValues } from "../../components/values";
 import { fakeKubeconfig, LIVE_IRIS_CRD } from "../support/mocks";
 
@@ -96,10 +96,10 @@ describe("Secret payloads", () => {
         const j = JSON.parse(dockerConfigJson({ server: "containers.intersystems.com", username: "u", password: "p" }));
         expect(j).toEqual({ auths: { "containers.intersystems.com": { username: "u", password: "p", auth: Buffer.from("u:p").toString("base64") } } });
     });
-    test("types map to Kubernetes Secret types", () => {
-        expect(secretPayload("opaque", { "iris.key": "K" })).toEqual({ type: "Opaque", stringData: { "iris.key": "K" } });
-        expect(secretPayload("tls", { "tls.crt": "C", "tls.key": "K" }).type).toBe("kubernetes.io/tls");
-        expect(Object.keys(secretPayload("dockerconfigjson", { server: "s", username: "u", password: "p" }).stringData)).toEqual([".dockerconfigjson"]);
+    test("config types map to Secret data", () => {
+        expect(secretStringData("opaque", { "iris.key": "K" })).toEqual({ "iris.key": "K" });
+        expect(secretStringData("tls", { "tls.crt": "C", "tls.key": "K" })).toEqual({ "tls.crt": "C", "tls.key": "K" });
+        expect(Object.keys(secretStringData("dockerconfigjson", { server: "s", username: "u", password: "p" }))).toEqual([".dockerconfigjson"]);
     });
 });
 

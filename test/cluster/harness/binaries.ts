@@ -1,0 +1,60 @@
+// Where the Go programs the fleet runs are: the bin dirs `scripts/toolchain.sh --print-path cluster`
+// prints (built from the Go module proxy into ~/.cache/kamino), or KAMINO_CLUSTER_PATH (a
+// colon-separated list of dirs) to use binaries from elsewhere.
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+/** The repository root (this file is test/cluster/harness/binaries.ts). */
+export const REPO_ROOT = path.resolve(__dirname, "../../..");
+
+export const BINARY_NAMES = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "karmada-aggregated-apiserver",
+    "karmada-webhook",
+    "karmada-controller-manager",
+    "karmada-scheduler",
+] as const;
+
+export type BinaryName = (typeof BINARY_NAMES)[number];
+export type Binaries = Record<BinaryName, string>;
+
+function searchDirs(): string[] {
+    const fromEnv = process.env.KAMINO_CLUSTER_PATH;
+    if (fromEnv) return fromEnv.split(":").filter(Boolean);
+    const script = path.join(REPO_ROOT, "scripts", "toolchain.sh");
+    try {
+        const out = execFileSync(script, ["--print-path", "cluster"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+        return out.trim().split(":").filter(Boolean);
+    } catch (e) {
+        throw new Error(`${script} --print-path cluster failed: ${(e as Error).message}`);
+    }
+}
+
+/** Absolute paths of every binary; one error naming all that are missing. */
+export function findBinaries(): Binaries {
+    const dirs = searchDirs();
+    const found: Partial<Binaries> = {};
+    const missing: string[] = [];
+    for (const name of BINARY_NAMES) {
+        const hit = dirs.map((d) => path.join(d, name)).find((f) => {
+            try {
+                fs.accessSync(f, fs.constants.X_OK);
+                return true;
+            } catch {
+                return false;
+            }
+        });
+        if (hit) found[name] = hit;
+        else missing.push(name);
+    }
+    if (missing.length) {
+        throw new Error(
+            `missing ${missing.join(", ")} in ${dirs.join(":") || "(no dirs)"}; build them with \`scripts/toolchain.sh cluster\` ` +
+                "(or point KAMINO_CLUSTER_PATH at dirs holding them)",
+        );
+    }
+    return found as Binaries;
+}
