@@ -1,0 +1,71 @@
+// The IrisCluster interpreter's Lua scripts, run on sample IrisCluster objects.
+import { AGGREGATE_LUA, HEALTH_LUA, irisInterpreterSpec, REFLECT_LUA, RETAIN_LUA } from "../../components/iris-interpreter";
+import { callLua } from "../support/lua";
+
+const iris = (status?: Record<string, unknown>, spec: Record<string, unknown> = { topology: { data: { image: "iris:1" } } }) => ({
+    apiVersion: "intersystems.com/v1alpha1",
+    kind: "IrisCluster",
+    metadata: { name: "federated-iris", namespace: "default" },
+    spec,
+    ...(status ? { status } : {}),
+});
+
+describe("health", () => {
+    test.each([
+        ["running", iris({ phase: "Running" }), true],
+        ["not yet reported", iris(), false],
+        ["creating", iris({ phase: "Creating" }), false],
+        ["failed", iris({ phase: "Failed", message: "ImagePullBackOff" }), false],
+        ["Ready condition without phase", iris({ conditions: [{ type: "Ready", status: "True" }] }), true],
+        ["Ready condition False", iris({ conditions: [{ type: "Ready", status: "False" }] }), false],
+    ])("%s", (_, obj, healthy) => {
+        expect(callLua(HEALTH_LUA, "InterpretHealth", obj)).toBe(healthy);
+    });
+});
+
+describe("status reflection", () => {
+    test("the member's whole status is reflected", () => {
+        expect(callLua(REFLECT_LUA, "ReflectStatus", iris({ phase: "Running", shards: 1 }))).toEqual({ phase: "Running", shards: 1 });
+    });
+    test("no status reflects as an empty table", () => {
+        expect(callLua(REFLECT_LUA, "ReflectStatus", iris())).toEqual({});
+    });
+});
+
+describe("status aggregation onto the template", () => {
+    const item = (clusterName: string, phase?: string) => ({ clusterName, applied: true, status: phase ? { phase } : undefined });
+    test("Running when every member runs it", () => {
+        const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), item("ikogke", "Running")]) as { status: unknown };
+        expect(out.status).toEqual({ phase: "Running", clusters: [{ name: "ikoclone", phase: "Running" }, { name: "ikogke", phase: "Running" }] });
+    });
+    test("the first member that is not running decides the phase", () => {
+        const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), item("ikogke", "Failed")]) as { status: { phase: string } };
+        expect(out.status.phase).toBe("Failed");
+    });
+    test("a member without status is Pending", () => {
+        const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone")]) as { status: unknown };
+        expect(out.status).toEqual({ phase: "Pending", clusters: [{ name: "ikoclone", phase: "Pending" }] });
+    });
+    test("no members yet is Pending, and the template is otherwise untouched", () => {
+        const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), []) as Record<string, unknown>;
+        expect(out.status).toEqual({ phase: "Pending", clusters: {} });
+        expect(out.spec).toEqual(iris().spec);
+    });
+});
+
+describe("retention", () => {
+    test("fields IKO defaults on the member are kept; fields the template sets win", () => {
+        const desired = iris(undefined, { topology: { data: { image: "iris:2" } } });
+        const observed = iris({ phase: "Running" }, { topology: { data: { image: "iris:1", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } });
+        const out = callLua(RETAIN_LUA, "Retain", desired, observed) as { spec: unknown };
+        expect(out.spec).toEqual({ topology: { data: { image: "iris:2", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } });
+    });
+});
+
+test("the customization wires each script to its Karmada hook", () => {
+    const spec = irisInterpreterSpec();
+    expect(spec.customizations.healthInterpretation.luaScript).toContain("function InterpretHealth(observedObj)");
+    expect(spec.customizations.statusReflection.luaScript).toContain("function ReflectStatus(observedObj)");
+    expect(spec.customizations.statusAggregation.luaScript).toContain("function AggregateStatus(desiredObj, statusItems)");
+    expect(spec.customizations.retention.luaScript).toContain("function Retain(desiredObj, observedObj)");
+});
