@@ -1,5 +1,6 @@
 // The dev stack, loaded from the repo's own Pulumi.dev.yaml, under mocks: which resources
 // exist, on which provider, with which key inputs.
+import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
 import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
@@ -120,7 +121,7 @@ describe("Karmada API", () => {
         expect(read.id).toBe("karmada-system/karmada-kubeconfig");
         const text = await valueOf(stack.fleet.karmada.kubeconfig);
         expect(YAML.parse(text!).clusters[0].cluster.server).toBe("https://127.0.0.1:5443");
-        expect(await stack.fleet.karmada.kubeconfig.isSecret).toBe(true);
+        expect(await pulumi.isSecret(stack.fleet.karmada.kubeconfig)).toBe(true);
     });
 
     test("karmada-cluster namespace exists in the Karmada API", () => {
@@ -232,7 +233,7 @@ describe("stack outputs", () => {
     });
 
     test("kubeconfigs are secret and hold every cluster", async () => {
-        expect(await stack.outputs.kubeconfigs.isSecret).toBe(true);
+        expect(await pulumi.isSecret(stack.outputs.kubeconfigs)).toBe(true);
         expect(Object.keys((await valueOf(stack.outputs.kubeconfigs))!)).toEqual(["ikofett", "ikoclone"]);
     });
 

@@ -100,7 +100,7 @@ describe("a host and five members", () => {
         });
 
         test("kind clusters are deleted before they are recreated (names are global)", () => {
-            expect(optsOf("m1-kind").deleteBeforeReplace).toBe(true);
+            expect((optsOf("m1-kind") as pulumi.CustomResourceOptions).deleteBeforeReplace).toBe(true);
         });
     });
 });
