@@ -9,3 +9,5 @@ export type { Binaries } from "./binaries";
 export { writeKubeconfig, kubeconfigYaml } from "./kubeconfig";
 export { waitFor, WaitError } from "./wait";
 export * from "./karmada-objects";
+export { joinCluster, joinNames, clusterCondition, removeMemberJoinObjects, CLUSTER_API_VERSION, KARMADA_SYSTEM_LABELS } from "./join";
+export type { JoinOptions, JoinResult, KarmadaClusterObject } from "./join";
