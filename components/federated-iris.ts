@@ -4,6 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "./config";
 import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, PlaintextOverrider, PropagationPolicy, ResourceSelector } from "./crds";
+import { inheritedDependsOn } from "./options";
 import { mergeValues } from "./values";
 
 /** Arguments of a FederatedIrisCluster. */
@@ -90,7 +91,8 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
         super("kamino:index:FederatedIrisCluster", name, {}, opts);
         const c = args.config;
         this.targetClusters = args.targetClusters;
-        const child: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        const after = inheritedDependsOn(opts);
+        const child: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: after };
         const selector: ResourceSelector = { apiVersion: IrisCluster.apiVersion, kind: IrisCluster.kind, name: c.name };
 
         const overrides = overrideSpec(c, selector);
@@ -114,12 +116,12 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
                     ...(overrides ? { dependentOverrides: [overridePolicyName] } : {}),
                 },
             },
-            { ...child, dependsOn: this.overridePolicy ? [this.overridePolicy] : [] },
+            { ...child, dependsOn: [...after, ...(this.overridePolicy ? [this.overridePolicy] : [])] },
         );
         this.template = new IrisCluster(
             `${name}-template`,
             { metadata: { name: c.name, namespace: c.namespace }, spec: irisClusterSpec(c) },
-            { ...child, dependsOn: [this.policy] },
+            { ...child, dependsOn: [...after, this.policy] },
         );
         this.registerOutputs({ targetClusters: this.targetClusters });
     }

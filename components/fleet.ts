@@ -217,9 +217,8 @@ export class Fleet extends pulumi.ComponentResource {
                     })),
                     karmadaProvider,
                     karmadaLifecycle,
-                    dependsOn: namespaceResources,
                 },
-                { parent: this },
+                { parent: this, dependsOn: namespaceResources },
             );
         }
 

@@ -3,6 +3,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { hashChartDirectory } from "./chart-hash";
 import { dockerConfigJson, RegistryCredentials } from "./secret-data";
+import { inheritedDependsOn } from "./options";
 import { mergeValues, Values } from "./values";
 
 /** Arguments of an IrisOperator. */
@@ -35,10 +36,11 @@ export class IrisOperator extends pulumi.ComponentResource {
 
     constructor(name: string, args: IrisOperatorArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:IrisOperator", name, {}, opts);
+        const after = inheritedDependsOn(opts);
         const ns = new k8s.core.v1.Namespace(
             `${name}-ns`,
             { metadata: { name: args.namespace } },
-            { parent: this, provider: args.provider },
+            { parent: this, provider: args.provider, dependsOn: after },
         );
         this.namespace = ns.metadata.name;
 
@@ -74,7 +76,7 @@ export class IrisOperator extends pulumi.ComponentResource {
                 skipAwait: args.skipAwait,
                 timeout: 600,
             },
-            { parent: this, provider: args.provider, dependsOn: pullSecrets },
+            { parent: this, provider: args.provider, dependsOn: [...after, ...pullSecrets] },
         );
         this.registerOutputs({ namespace: this.namespace, status: this.release.status });
     }

@@ -3,6 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { withServer } from "./kubeconfig";
+import { inheritedDependsOn } from "./options";
 import { mergeValues, Values } from "./values";
 
 /** Labels `karmadactl join` puts on the objects it creates. */
@@ -101,7 +102,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                     values: karmadaChartValues(h),
                     timeout: h.timeoutSeconds,
                 },
-                { parent: this, provider: h.hostProvider },
+                { parent: this, provider: h.hostProvider, dependsOn: inheritedDependsOn(opts) },
             );
             // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
             const generated = k8s.core.v1.Secret.get(

@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { SecretConfig } from "./config";
 import { PropagationPolicy } from "./crds";
 import { clusterAffinity } from "./federated-iris";
+import { inheritedDependsOn } from "./options";
 import { dockerConfigJson, RegistryCredentials } from "./secret-data";
 
 /** Label on every Secret Kamino syncs. */
@@ -28,8 +29,6 @@ export interface SecretSyncArgs {
     karmadaProvider: k8s.Provider;
     /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
     karmadaLifecycle?: pulumi.Resource;
-    /** Resources the Secrets need first, e.g. their namespaces in the Karmada API. */
-    dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
 
 /** The Kubernetes Secret type of each config type. */
@@ -53,7 +52,7 @@ export class SecretSync extends pulumi.ComponentResource {
 
     constructor(name: string, args: SecretSyncArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:SecretSync", name, {}, opts);
-        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: inheritedDependsOn(opts) };
         for (const s of args.secrets) {
             const c = s.config;
             const id = `${c.namespace}/${c.name}`;
@@ -65,7 +64,7 @@ export class SecretSync extends pulumi.ComponentResource {
                     type: SECRET_TYPES[c.type],
                     stringData,
                 },
-                { ...child, dependsOn: args.dependsOn },
+                child,
             );
             const affinity = clusterAffinity(c.placement);
             new PropagationPolicy(
@@ -78,7 +77,7 @@ export class SecretSync extends pulumi.ComponentResource {
                         ...(c.overwriteExisting ? { conflictResolution: "Overwrite" } : {}),
                     },
                 },
-                { ...child, dependsOn: args.dependsOn },
+                child,
             );
             this.secrets[id] = secret;
             this.targets[id] = s.targetClusters;

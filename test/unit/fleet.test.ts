@@ -81,6 +81,21 @@ describe("a host and five members", () => {
             expect(deps).toContain(fleet.crdMirror);
         });
 
+        test("the IrisCluster template itself (not just its component) waits for the CRD and the joins", () => {
+            // Pulumi does not pass a component's dependsOn on to its children; Kamino does.
+            for (const child of ["everywhere-template", "everywhere-policy"]) {
+                const deps = dependsOn(child);
+                expect(deps).toContain(fleet.crdMirror);
+                for (const m of MEMBERS) expect(deps).toContain(fleet.members[m].cluster);
+            }
+        });
+
+        test("IKO installs after the cluster's CNI, Karmada after the host's", () => {
+            expect(dependsOn("m1-iko-iko")).toContain(fleet.clusters.m1.cilium!.release);
+            expect(dependsOn("m1-iko-ns")).toContain(fleet.clusters.m1.cilium!.release);
+            expect(dependsOn("karmada-chart")).toContain(fleet.clusters.hub.cilium);
+        });
+
         test("a Karmada Cluster goes before the member RBAC that lets Karmada clean up", () => {
             // Resource names are internal to the SDK (`__name`); good enough to identify children here.
             const names = dependsOn("m1-member-cluster").map((r) => (r as unknown as { __name: string }).__name);

@@ -1,0 +1,124 @@
+// The real Pulumi engine for tests: the CLI, language host and providers built from Go modules
+// by scripts/toolchain.sh, a copy of the project in a temp dir, a file backend, passphrase
+// secrets, and nothing that reaches the network.
+import { EngineEvent, LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+export const REPO = path.resolve(__dirname, "../..");
+
+/** The colon-joined bin dirs of toolchain groups; fails with the command to build them. */
+export function toolchainPath(...groups: string[]): string {
+    let out: string;
+    try {
+        out = execFileSync(path.join(REPO, "scripts/toolchain.sh"), ["--print-path", ...groups], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    } catch (e) {
+        throw new Error(`the Go-built toolchain is missing; run 'scripts/toolchain.sh ${groups.join(" ")}' (${(e as Error).message})`);
+    }
+    for (const dir of out.split(":")) {
+        if (!fs.existsSync(dir)) throw new Error(`toolchain directory ${dir} does not exist; run 'scripts/toolchain.sh ${groups.join(" ")}'`);
+    }
+    return out;
+}
+
+/** Finds an executable in a PATH string. */
+export function which(name: string, pathList: string): string {
+    for (const dir of pathList.split(":")) {
+        const p = path.join(dir, name);
+        if (fs.existsSync(p)) return p;
+    }
+    throw new Error(`${name} not found in ${pathList}`);
+}
+
+/** A throwaway project copy with its own state, plugins home and environment. */
+export class EngineSandbox {
+    readonly dir: string;
+    readonly project: string;
+    readonly env: Record<string, string>;
+    private command?: PulumiCommand;
+
+    constructor(readonly binPath: string) {
+        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-engine-"));
+        this.project = path.join(this.dir, "project");
+        fs.mkdirSync(this.project);
+        for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json", "package.json", "components"]) {
+            fs.cpSync(path.join(REPO, f), path.join(this.project, f), { recursive: true });
+        }
+        fs.symlinkSync(path.join(REPO, "node_modules"), path.join(this.project, "node_modules"));
+        fs.cpSync(path.join(REPO, "test/fixtures/iris-operator"), path.join(this.project, "iris-operator"), { recursive: true });
+        // The project's default backend (file://~) must not be used by tests.
+        const pulumiYaml = fs.readFileSync(path.join(this.project, "Pulumi.yaml"), "utf8").replace(/^backend:\n {2}url: .*\n/m, "");
+        fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), pulumiYaml);
+        fs.mkdirSync(path.join(this.dir, "state"));
+        this.env = {
+            PATH: `${binPath}:${process.env.PATH}`,
+            PULUMI_HOME: path.join(this.dir, "home"),
+            PULUMI_BACKEND_URL: `file://${path.join(this.dir, "state")}`,
+            PULUMI_CONFIG_PASSPHRASE: "kamino-test",
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+            PULUMI_DISABLE_REGISTRY_RESOLVE: "true",
+            PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+            PULUMI_CREDENTIAL_STORE: "plaintext",
+        };
+    }
+
+    /** The CLI, pinned by path (never the npm shim, which downloads). */
+    async pulumi(): Promise<PulumiCommand> {
+        if (!this.command) {
+            const root = path.join(this.dir, "pulumi-root");
+            fs.mkdirSync(path.join(root, "bin"), { recursive: true });
+            fs.symlinkSync(which("pulumi", this.binPath), path.join(root, "bin", "pulumi"));
+            this.command = await PulumiCommand.get({ root, skipVersionCheck: true });
+        }
+        return this.command;
+    }
+
+    /** A stack of the copied project with the given stack file and config overrides. */
+    async stack(name: string, stackFile: string | undefined, config: Record<string, unknown> = {}): Promise<Stack> {
+        if (stackFile) fs.copyFileSync(path.join(REPO, stackFile), path.join(this.project, `Pulumi.${name}.yaml`));
+        const stack = await LocalWorkspace.createOrSelectStack(
+            { stackName: name, workDir: this.project },
+            { pulumiCommand: await this.pulumi(), envVars: this.env },
+        );
+        for (const [key, value] of Object.entries(config)) {
+            await stack.setConfig(key, { value: typeof value === "string" ? value : JSON.stringify(value) });
+        }
+        return stack;
+    }
+
+    /** Removes the sandbox unless KAMINO_KEEP_ENGINE=1. */
+    cleanup(): void {
+        if (process.env.KAMINO_KEEP_ENGINE !== "1") fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+}
+
+/** One planned step, from the engine's event stream. */
+export interface PlannedStep {
+    op: string;
+    urn: string;
+    type: string;
+    parentType?: string;
+    provider?: string;
+}
+
+/** Collects the steps of a preview or update. */
+export function stepRecorder(): { steps: PlannedStep[]; diagnostics: string[]; onEvent: (e: EngineEvent) => void } {
+    const steps: PlannedStep[] = [];
+    const diagnostics: string[] = [];
+    return {
+        steps,
+        diagnostics,
+        onEvent: (e) => {
+            const m = e.resourcePreEvent?.metadata;
+            if (m) {
+                const parent = m.new?.parent ?? m.old?.parent;
+                steps.push({ op: m.op, urn: m.urn, type: m.type, parentType: parent ? parent.split("::")[2]?.split("$").pop() : undefined, provider: m.provider });
+            }
+            const d = e.diagnosticEvent;
+            if (d && (d.severity === "warning" || d.severity === "error")) diagnostics.push(`${d.severity}: ${d.message.trim()}`);
+        },
+    };
+}
