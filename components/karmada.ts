@@ -79,7 +79,10 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     public readonly provider: k8s.Provider;
     /** The Helm release, when Kamino installed Karmada. */
     public readonly release?: k8s.helm.v3.Release;
-    /** `karmada-cluster` in the Karmada API: holds the members' credentials. */
+    /**
+     * `karmada-cluster` in the Karmada API, which holds the members' credentials. Karmada's chart
+     * creates it (as `karmadactl init` does), so Kamino does not.
+     */
     public readonly clusterNamespace: pulumi.Output<string>;
 
     constructor(name: string, args: KarmadaControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -125,12 +128,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const clusterNamespace = new k8s.core.v1.Namespace(
-            `${name}-cluster-namespace`,
-            { metadata: { name: KARMADA_CLUSTER_NAMESPACE, labels: KARMADA_SYSTEM_LABELS } },
-            { parent: this, provider: this.provider },
-        );
-        this.clusterNamespace = clusterNamespace.metadata.name;
+        this.clusterNamespace = pulumi.output(KARMADA_CLUSTER_NAMESPACE);
 
         this.registerOutputs({ kubeconfig: this.kubeconfig, clusterNamespace: this.clusterNamespace });
     }
