@@ -13,10 +13,25 @@ export const readLiveCrd: CrdReader = (kubeconfig, crdName, timeoutSeconds) =>
         timeoutSeconds,
     });
 
+/** What the program expects of the CRD; known before the live CRD can be read. */
+export interface CrdIdentity {
+    /** The kind, e.g. `IrisCluster`. */
+    kind: string;
+    /** The plural resource name, e.g. `irisclusters`. */
+    plural: string;
+    /** `Namespaced` or `Cluster`. */
+    scope: "Namespaced" | "Cluster";
+}
+
 /** Arguments of a CrdMirror. */
 export interface CrdMirrorArgs {
     /** The CRD, e.g. `irisclusters.intersystems.com`. */
     crdName: string;
+    /**
+     * Its kind, plural and scope. The Kubernetes provider checks these on every preview, also
+     * while the live CRD cannot be read yet; on `up` the live CRD must agree.
+     */
+    identity: CrdIdentity;
     /** Kubeconfig of the source cluster; secret. */
     sourceKubeconfig: pulumi.Input<string>;
     /** Name of the source cluster, for error messages. */
@@ -43,6 +58,23 @@ export function mirrorableCrdSpec(crd: KubeObject): Record<string, unknown> {
     return conversion && conversion.strategy !== "Webhook" ? { ...spec, conversion } : spec;
 }
 
+/** Fails when the live CRD is not the one the program expects. */
+export function checkIdentity(crd: KubeObject, crdName: string, id: CrdIdentity): KubeObject {
+    const spec = (crd.spec ?? {}) as { names?: { kind?: string; plural?: string }; scope?: string };
+    const found = { kind: spec.names?.kind, plural: spec.names?.plural, scope: spec.scope };
+    if (found.kind !== id.kind || found.plural !== id.plural || found.scope !== id.scope) {
+        throw new Error(`CRD ${crdName} is ${JSON.stringify(found)}, expected ${JSON.stringify(id)}`);
+    }
+    return crd;
+}
+
+/** The API group of a CRD from its name (`<plural>.<group>`). */
+export function crdGroup(crdName: string): string {
+    const dot = crdName.indexOf(".");
+    if (dot <= 0 || dot === crdName.length - 1) throw new Error(`'${crdName}' is not a CRD name of the form <plural>.<group>`);
+    return crdName.slice(dot + 1);
+}
+
 /** A copy of a live CRD in another API server. */
 export class CrdMirror extends pulumi.ComponentResource {
     /** The CRD created in the target API. */
@@ -51,20 +83,44 @@ export class CrdMirror extends pulumi.ComponentResource {
     constructor(name: string, args: CrdMirrorArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:CrdMirror", name, {}, opts);
         const reader = args.reader ?? readLiveCrd;
-        // The spec is read with a secret kubeconfig but is not secret itself: keep it readable in diffs.
-        const spec = pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(async ([kubeconfig]) => {
-            try {
-                return mirrorableCrdSpec(await reader(kubeconfig, args.crdName, args.timeoutSeconds));
-            } catch (e) {
-                throw new Error(
-                    `CRD ${args.crdName} could not be read from cluster '${args.sourceName}': ${(e as Error).message}. ` +
-                        `IKO creates it when the operator starts: check the operator pod and its log on '${args.sourceName}', then run 'pulumi up' again.`,
-                );
-            }
-        }));
+        const id = args.identity;
+        // Read with a secret kubeconfig, the spec is still not secret: keep it readable in diffs.
+        const live = pulumi.unsecret(
+            pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(async ([kubeconfig]) => {
+                let crd: KubeObject;
+                try {
+                    crd = await reader(kubeconfig, args.crdName, args.timeoutSeconds);
+                } catch (e) {
+                    throw new Error(
+                        `CRD ${args.crdName} could not be read from cluster '${args.sourceName}': ${(e as Error).message}. ` +
+                            `IKO creates it when the operator starts: check the operator pod and its log on '${args.sourceName}', then run 'pulumi up' again.`,
+                    );
+                }
+                return mirrorableCrdSpec(checkIdentity(crd, args.crdName, id));
+            }),
+        );
+        const field = <T>(key: string) => live.apply((s) => s[key] as T);
+        const liveName = (key: "singular" | "listKind") => field<Record<string, string>>("names").apply((n) => n[key]);
+        const liveNames = (key: "shortNames" | "categories") => field<Record<string, string[]>>("names").apply((n) => n[key]);
+        // Known parts stay known in preview; the rest follows the live CRD.
+        const spec: k8s.types.input.apiextensions.v1.CustomResourceDefinitionSpec = {
+            group: crdGroup(args.crdName),
+            names: {
+                kind: id.kind,
+                plural: id.plural,
+                singular: liveName("singular"),
+                listKind: liveName("listKind"),
+                shortNames: liveNames("shortNames"),
+                categories: liveNames("categories"),
+            },
+            scope: id.scope,
+            versions: field("versions"),
+            conversion: field("conversion"),
+            preserveUnknownFields: field("preserveUnknownFields"),
+        };
         this.crd = new k8s.apiextensions.v1.CustomResourceDefinition(
             `${name}-crd`,
-            { metadata: { name: args.crdName }, spec: spec as unknown as pulumi.Output<k8s.types.input.apiextensions.v1.CustomResourceDefinitionSpec> },
+            { metadata: { name: args.crdName }, spec },
             { parent: this, provider: args.targetProvider, deletedWith: args.targetLifecycle },
         );
         this.registerOutputs({ crdName: args.crdName });

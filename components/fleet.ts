@@ -6,6 +6,7 @@ import * as fs from "fs";
 import { Cilium } from "./cilium";
 import { ClusterConfig, FleetConfig, resolvePlacement } from "./config";
 import { CrdMirror, CrdReader } from "./crd-mirror";
+import { IrisCluster } from "./crds";
 import { ExistingCluster } from "./existing-cluster";
 import { FederatedIrisCluster } from "./federated-iris";
 import { GkeCluster } from "./gke-cluster";
@@ -181,6 +182,7 @@ export class Fleet extends pulumi.ComponentResource {
             "iris-crd",
             {
                 crdName: IRIS_CRD,
+                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
                 sourceKubeconfig: hostCluster.kubeconfig,
                 sourceName: host.name,
                 sourceReady: hostCluster.irisOperator!.release.status,

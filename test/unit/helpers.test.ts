@@ -1,7 +1,7 @@
 // Pure helpers: kubeconfigs, kind config, Helm values, Secret payloads, CRD copies, overrides, waiting.
 import * as YAML from "yaml";
 import { IrisClusterConfig } from "../../components/config";
-import { mirrorableCrdSpec } from "../../components/crd-mirror";
+import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/crd-mirror";
 import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components/federated-iris";
 import { gkeTopology } from "../../components/gke-cluster";
 import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada";
@@ -111,6 +111,17 @@ describe("CRD copy", () => {
     });
     test("keeps a conversion that needs no webhook", () => {
         expect(mirrorableCrdSpec({ spec: { group: "g", conversion: { strategy: "None" } } })).toEqual({ group: "g", conversion: { strategy: "None" } });
+    });
+    test("the group comes from the CRD's name", () => {
+        expect(crdGroup("irisclusters.intersystems.com")).toBe("intersystems.com");
+        expect(() => crdGroup("irisclusters")).toThrow(/not a CRD name of the form <plural>.<group>/);
+    });
+    test("a live CRD that is not the expected one is refused", () => {
+        const id = { kind: "IrisCluster", plural: "irisclusters", scope: "Namespaced" as const };
+        expect(checkIdentity(LIVE_IRIS_CRD, "irisclusters.intersystems.com", id)).toBe(LIVE_IRIS_CRD);
+        expect(() => checkIdentity(LIVE_IRIS_CRD, "irisclusters.intersystems.com", { ...id, scope: "Cluster" })).toThrow(
+            'CRD irisclusters.intersystems.com is {"kind":"IrisCluster","plural":"irisclusters","scope":"Namespaced"}, expected',
+        );
     });
     test("refuses an object without spec", () => {
         expect(() => mirrorableCrdSpec({ metadata: { name: "x" } })).toThrow(/CRD x has no spec/);
