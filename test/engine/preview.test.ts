@@ -1,11 +1,24 @@
-// The real Pulumi engine previews the dev stack offline: CLI, Node.js language host and the
-// kubernetes and command providers built from Go modules (scripts/toolchain.sh), a file backend,
-// passphrase secrets, no plugin downloads, no update checks.
+// The real Pulumi engine previews Kamino offline: the CLI, the Node.js language host and the
+// kubernetes provider built from Go modules (scripts/toolchain.sh), a file backend, passphrase
+// secrets, no plugin downloads, no update checks.
+//
+// What this machine cannot preview, and why (each is asserted below, not skipped):
+// - kind clusters: they are `command:local:Command` resources, and pulumi-resource-command cannot
+//   be built here (the Go module proxy refuses every version of its module). The dev fleet is
+//   therefore also previewed with its two clusters declared `existing`, which runs everything
+//   else of the dev stack through the real engine and provider.
+// - the gcp stack: pulumi-resource-gcp is not built (a Terraform-bridged provider, impractical
+//   from Go modules here); it is covered by the mock tests in test/unit/gcp-stack.test.ts.
+// - remote Helm charts (Cilium, Karmada): the provider downloads them in Check whenever the
+//   cluster's kubeconfig is known. On a fresh dev stack it is unknown, so nothing is fetched.
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
 import { EngineSandbox, PlannedStep, stepRecorder, toolchainPath } from "../support/engine";
 
 jest.setTimeout(10 * 60 * 1000);
 
-const FIXTURE = { "kamino:iko": { chartPath: "./iris-operator" } };
+const CHART = { "kamino:iko": { chartPath: "./iris-operator" } };
 let sandbox: EngineSandbox;
 
 beforeAll(() => {
@@ -13,13 +26,42 @@ beforeAll(() => {
 });
 afterAll(() => sandbox?.cleanup());
 
-describe("dev stack, fresh state", () => {
+test("the committed dev stack stops exactly at the kind clusters: no command provider here", async () => {
+    const stack = await sandbox.stack("dev", "Pulumi.dev.yaml", CHART);
+    const rec = stepRecorder();
+    await expect(stack.preview({ onEvent: rec.onEvent })).rejects.toThrow(/no resource plugin 'pulumi-resource-command' found/);
+    // Up to the first Command, the program ran under the engine.
+    expect(rec.steps.map((s) => s.type)).toEqual(expect.arrayContaining(["pulumi:pulumi:Stack", "kamino:index:Fleet", "kamino:index:KindCluster"]));
+});
+
+describe("the dev fleet with its clusters declared `existing`, fresh state", () => {
     let steps: PlannedStep[];
     let diagnostics: string[];
     let summary: Record<string, number>;
 
     beforeAll(async () => {
-        const stack = await sandbox.stack("dev", "Pulumi.dev.yaml", FIXTURE);
+        // Kubeconfigs of clusters that are not there: the provider is configured (known kubeconfig)
+        // and finds them unreachable, the strictest preview short of real clusters.
+        const unreachable = path.join(sandbox.dir, "unreachable.kubeconfig");
+        fs.writeFileSync(
+            unreachable,
+            YAML.stringify({
+                apiVersion: "v1",
+                kind: "Config",
+                "current-context": "x",
+                clusters: [{ name: "x", cluster: { server: "https://127.0.0.1:9", "insecure-skip-tls-verify": true } }],
+                contexts: [{ name: "x", context: { cluster: "x", user: "x" } }],
+                users: [{ name: "x", user: { token: "not-a-secret" } }],
+            }),
+        );
+        const dev = YAML.parse(fs.readFileSync("Pulumi.dev.yaml", "utf8")).config;
+        const clusters = dev["kamino:clusters"].map((c: Record<string, unknown>) => ({ ...c, provider: "existing", kubeconfigPath: unreachable }));
+        const stack = await sandbox.stack("dev-existing", undefined, {
+            ...dev,
+            ...CHART,
+            "kamino:clusters": clusters,
+            "kamino:karmada": { existingKubeconfigPath: unreachable },
+        });
         const rec = stepRecorder();
         const result = await stack.preview({ onEvent: rec.onEvent });
         steps = rec.steps;
@@ -29,39 +71,56 @@ describe("dev stack, fresh state", () => {
 
     test("every resource is planned as a create", () => {
         expect(Object.keys(summary)).toEqual(["create"]);
-        expect(steps.every((s) => s.op === "create")).toBe(true);
+        expect(steps.filter((s) => s.op !== "create")).toEqual([]);
     });
 
-    test("the plan has the dev stack's resources", () => {
+    test("the plan has the dev stack's resources, less kind, Cilium and the Karmada chart", () => {
         const count = (type: string) => steps.filter((s) => s.type === type).length;
-        expect(count("pulumi:pulumi:Stack")).toBe(1);
-        expect(count("kamino:index:Fleet")).toBe(1);
-        expect(count("kamino:index:KindCluster")).toBe(2);
-        expect(count("command:local:Command")).toBe(6);
-        expect(count("kubernetes:helm.sh/v3:Release")).toBe(5);
-        expect(count("pulumi:providers:kubernetes")).toBe(3);
-        expect(count("kubernetes:cluster.karmada.io/v1alpha1:Cluster")).toBe(1);
-        expect(count("kubernetes:intersystems.com/v1alpha1:IrisCluster")).toBe(1);
-        expect(count("kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy")).toBe(1);
-        expect(count("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition")).toBe(1);
+        expect({
+            stack: count("pulumi:pulumi:Stack"),
+            fleet: count("kamino:index:Fleet"),
+            clusters: count("kamino:index:ExistingCluster"),
+            providers: count("pulumi:providers:kubernetes"),
+            ikoReleases: count("kubernetes:helm.sh/v3:Release"),
+            members: count("kamino:index:KarmadaMember"),
+            karmadaClusters: count("kubernetes:cluster.karmada.io/v1alpha1:Cluster"),
+            tokenSecrets: steps.filter((s) => s.type === "kubernetes:core/v1:Secret").length,
+            crd: count("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"),
+            interpreter: count("kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization"),
+            irisClusters: count("kubernetes:intersystems.com/v1alpha1:IrisCluster"),
+            policies: count("kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy"),
+        }).toEqual({
+            stack: 1,
+            fleet: 1,
+            clusters: 2,
+            providers: 3,
+            ikoReleases: 2,
+            members: 1,
+            karmadaClusters: 1,
+            tokenSecrets: 4,
+            crd: 1,
+            interpreter: 1,
+            irisClusters: 1,
+            policies: 1,
+        });
     });
 
     test("children sit under their components", () => {
-        const parentOf = (type: string) => [...new Set(steps.filter((s) => s.type === type).map((s) => s.parentType))];
-        expect(parentOf("kamino:index:KindCluster")).toEqual(["kamino:index:Fleet"]);
-        expect(parentOf("command:local:Command")).toEqual(["kamino:index:KindCluster"]);
+        const parentOf = (type: string) => [...new Set(steps.filter((s) => s.type === type).map((s) => s.parentType))].sort();
+        expect(parentOf("kamino:index:ExistingCluster")).toEqual(["kamino:index:Fleet"]);
+        expect(parentOf("kubernetes:helm.sh/v3:Release")).toEqual(["kamino:index:IrisOperator"]);
         expect(parentOf("kubernetes:cluster.karmada.io/v1alpha1:Cluster")).toEqual(["kamino:index:KarmadaMember"]);
         expect(parentOf("kubernetes:intersystems.com/v1alpha1:IrisCluster")).toEqual(["kamino:index:FederatedIrisCluster"]);
-        expect(parentOf("pulumi:providers:kubernetes").sort()).toEqual(["kamino:index:KarmadaControlPlane", "kamino:index:KindCluster"]);
+        expect(parentOf("pulumi:providers:kubernetes")).toEqual(["kamino:index:ExistingCluster", "kamino:index:KarmadaControlPlane"]);
     });
 
-    test("nothing is planned on a default provider", () => {
+    test("every Kubernetes object names one of the stack's providers", () => {
         const k8s = steps.filter((s) => s.type.startsWith("kubernetes:"));
-        expect(k8s.length).toBeGreaterThan(20);
-        expect(k8s.filter((s) => !s.provider || s.provider.includes("::default"))).toEqual([]);
+        expect(k8s.length).toBeGreaterThan(15);
+        expect(k8s.filter((s) => !s.provider || /::default/.test(s.provider))).toEqual([]);
     });
 
-    test("no warnings or errors", () => {
-        expect(diagnostics).toEqual([]);
+    test("no errors; the only warnings are about plugins found on PATH", () => {
+        expect(diagnostics.filter((d) => !/^warning: using pulumi-[a-z-]+ from \$PATH/.test(d))).toEqual([]);
     });
 });
