@@ -1,12 +1,16 @@
 // The loopback harness itself: every process comes up; a member joined in Push mode (the objects
 // `karmadactl join` creates, over HTTPS) turns Ready; a PropagationPolicy carries a ConfigMap from
-// Karmada to the members; deleting the Cluster unjoins cleanly. Members: KAMINO_HARNESS_MEMBERS
-// (default 1). Timings are printed at the end (and written to KAMINO_HARNESS_TIMINGS_FILE if set).
+// Karmada to the members; deleting the Cluster unjoins cleanly; a start that fails part-way cleans up.
+// Members: KAMINO_HARNESS_MEMBERS (default 1). Timings are printed at the end (and written to
+// KAMINO_HARNESS_TIMINGS_FILE if set).
 import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import {
     ApiServer,
     CLUSTER_API_VERSION,
     clusterCondition,
+    findBinaries,
     joinCluster,
     joinNames,
     KARMADA_CLUSTER_NAMESPACE,
@@ -38,25 +42,25 @@ const cmPath = (namespace = NS) => resourcePath("v1", "configmaps", { namespace,
 const clusterPath = (name: string) => resourcePath(CLUSTER_API_VERSION, "clusters", { name });
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 
-beforeAll(async () => {
-    fleet = new LoopbackFleet({ members: MEMBERS });
-    await timed("fleet.start()", () => fleet.start());
-}, 15 * 60_000);
-
-afterAll(async () => {
-    if (fleet) await timed("fleet.stop()", () => fleet.stop());
-    const lines = [
-        `loopback fleet with ${MEMBERS} member(s):`,
-        ...(fleet?.timings ?? []).map((t) => `  start  ${t.step}: ${(t.ms / 1000).toFixed(2)} s`),
-        ...measured.map((m) => `  test   ${m.what}: ${(m.ms / 1000).toFixed(2)} s`),
-    ];
-    console.log(lines.join("\n"));
-    if (process.env.KAMINO_HARNESS_TIMINGS_FILE) {
-        fs.writeFileSync(process.env.KAMINO_HARNESS_TIMINGS_FILE, JSON.stringify({ members: MEMBERS, start: fleet?.timings, test: measured }, null, 2));
-    }
-}, 120_000);
-
 describe("LoopbackFleet", () => {
+    beforeAll(async () => {
+        fleet = new LoopbackFleet({ members: MEMBERS });
+        await timed("fleet.start()", () => fleet.start());
+    }, 15 * 60_000);
+
+    afterAll(async () => {
+        if (fleet) await timed("fleet.stop()", () => fleet.stop());
+        const lines = [
+            `loopback fleet with ${MEMBERS} member(s):`,
+            ...(fleet?.timings ?? []).map((t) => `  start  ${t.step}: ${(t.ms / 1000).toFixed(2)} s`),
+            ...measured.map((m) => `  test   ${m.what}: ${(m.ms / 1000).toFixed(2)} s`),
+        ];
+        console.log(lines.join("\n"));
+        if (process.env.KAMINO_HARNESS_TIMINGS_FILE) {
+            fs.writeFileSync(process.env.KAMINO_HARNESS_TIMINGS_FILE, JSON.stringify({ members: MEMBERS, start: fleet?.timings, test: measured }, null, 2));
+        }
+    }, 120_000);
+
     test("all processes come up and every API server is ready", async () => {
         fleet.assertRunning();
         const names = fleet.processes.map((p) => p.name).sort();
@@ -215,5 +219,29 @@ describe("LoopbackFleet", () => {
         );
         expect(((await k.get<KubeObject & { items: unknown[] }>(resourcePath(CLUSTER_API_VERSION, "clusters")))?.items ?? []).length).toBe(0);
         fleet.assertRunning();
+    });
+});
+
+describe("LoopbackFleet start failure", () => {
+    test("a start that fails part-way names the process, shows its log and cleans up", async () => {
+        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-fake-"));
+        const fake = path.join(scratch, "karmada-webhook");
+        fs.writeFileSync(fake, "#!/bin/sh\necho 'fake webhook: cannot start' >&2\nexit 3\n", { mode: 0o755 });
+        const broken = new LoopbackFleet({ members: 1, binaries: { ...findBinaries(), "karmada-webhook": fake } });
+        try {
+            const err = await broken.start().then(
+                () => undefined,
+                (e: Error) => e,
+            );
+            expect(err?.message).toMatch(/karmada-webhook exited with code 3 while waiting for karmada-webhook/);
+            expect(err?.message).toContain("fake webhook: cannot start");
+            expect(err?.message).toContain("harness dir removed");
+            expect(fs.existsSync(broken.dir)).toBe(false);
+            expect(broken.processes.length).toBeGreaterThan(3);
+            expect(broken.processes.filter((p) => p.exit === undefined).map((p) => p.name)).toEqual([]);
+        } finally {
+            await broken.stop();
+            fs.rmSync(scratch, { recursive: true, force: true });
+        }
     });
 });

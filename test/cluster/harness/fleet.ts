@@ -49,7 +49,7 @@ export interface LoopbackFleetOptions {
     binaries?: Binaries;
     /** Dir of Karmada CRD YAML files. Default: KAMINO_KARMADA_CRDS or DEFAULT_KARMADA_CRD_DIR. */
     karmadaCrdDir?: string;
-    /** Create namespace `karmada-cluster` in the Karmada API, as Karmada's chart does. Default true. */
+    /** Create namespace `karmada-cluster` in the Karmada API, as Karmada's chart does (Kamino relies on it). Default true. */
     karmadaClusterNamespace?: boolean;
     /** Multiplies every timeout. Default: KAMINO_HARNESS_TIMEOUT_SCALE or 1. */
     timeoutScale?: number;
@@ -90,11 +90,12 @@ interface ClusterPki {
     serving: CertFiles;
     admin: CertFiles;
     sa: SigningKeyFiles;
+    /** The aggregation layer's client identity (as kubeadm and kind set up). */
+    frontProxyCa: CaFiles;
+    frontProxyClient: CertFiles;
 }
 
 interface KarmadaPki {
-    frontProxyCa: CaFiles;
-    frontProxyClient: CertFiles;
     aggregated: CertFiles;
     webhook: CertFiles;
 }
@@ -241,12 +242,19 @@ export class LoopbackFleet {
         if (this.supervisor) {
             const kcms = [...this.servers.values()].map((s) => s.controllerManager).filter((p): p is ManagedProcess => !!p);
             const apiservers = [...this.servers.values()].map((s) => s.apiserver);
-            await this.supervisor.stopAll([this.karmadaProcs, kcms, apiservers, this.etcd ? [this.etcd] : []], 15_000);
+            // Short grace: nothing in the temp dir needs to survive.
+            await this.supervisor.stopAll([this.karmadaProcs, kcms, apiservers, this.etcd ? [this.etcd] : []], 5_000);
         }
         this.note(`stopped in ${Date.now() - t0} ms`);
         if (this.dir) {
             if (this.keep) this.note(`kept ${this.dir}`);
-            else fs.rmSync(this.dir, { recursive: true, force: true });
+            else {
+                try {
+                    fs.rmSync(this.dir, { recursive: true, force: true });
+                } catch (e) {
+                    this.opts.log?.(`could not remove ${this.dir}: ${(e as Error).message}`);
+                }
+            }
         }
     }
 
@@ -266,11 +274,15 @@ export class LoopbackFleet {
 
     private t0 = Date.now();
 
+    private mark(step: string, ms: number): void {
+        this.timings.push({ step, ms });
+        this.note(`${step}: ${ms} ms`);
+    }
+
     private async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
         const t = Date.now();
         const out = await fn();
-        this.timings.push({ step: name, ms: Date.now() - t });
-        this.note(`${name}: ${Date.now() - t} ms`);
+        this.mark(name, Date.now() - t);
         return out;
     }
 
@@ -314,14 +326,14 @@ export class LoopbackFleet {
                 ),
             ),
         );
-        this.timings.push({ step: "total start", ms: Date.now() - this.t0 });
+        this.mark("total start", Date.now() - this.t0);
     }
 
     private async planCluster(name: string, role: ApiServer["role"], ports: PortAllocator): Promise<ClusterPlan> {
         const dir = path.join(this.dir, name);
         const certs = new CertificateFactory(path.join(dir, "pki"));
-        const ca = await certs.ca("ca", `kamino-harness-${name}-ca`);
-        const [serving, admin, sa] = await Promise.all([
+        const [ca, frontProxyCa] = await Promise.all([certs.ca("ca", `kamino-harness-${name}-ca`), certs.ca("front-proxy-ca", `kamino-harness-${name}-front-proxy-ca`)]);
+        const [serving, admin, sa, frontProxyClient] = await Promise.all([
             certs.leaf("apiserver", ca, {
                 commonName: `kamino-harness-${name}-apiserver`,
                 dnsNames: ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"],
@@ -330,6 +342,7 @@ export class LoopbackFleet {
             }),
             certs.leaf("admin", ca, { commonName: "kamino-admin", organizations: ["system:masters"], usages: ["clientAuth"] }),
             certs.signingKey("sa"),
+            certs.leaf("front-proxy-client", frontProxyCa, { commonName: "front-proxy-client", usages: ["clientAuth"] }),
         ]);
         const port = await ports.next();
         const kcmPort = await ports.next();
@@ -340,14 +353,12 @@ export class LoopbackFleet {
             certPem: read(admin.cert),
             keyPem: read(admin.key),
         });
-        return { name, role, dir, pki: { dir: path.join(dir, "pki"), ca, serving, admin, sa }, port, kcmPort, kubeconfig, etcdPrefix: `/kamino/${name}` };
+        return { name, role, dir, pki: { dir: path.join(dir, "pki"), ca, serving, admin, sa, frontProxyCa, frontProxyClient }, port, kcmPort, kubeconfig, etcdPrefix: `/kamino/${name}` };
     }
 
     private async karmadaPki(plan: ClusterPlan): Promise<KarmadaPki> {
         const certs = new CertificateFactory(plan.pki.dir);
-        const frontProxyCa = await certs.ca("front-proxy-ca", "kamino-harness-front-proxy-ca");
-        const [frontProxyClient, aggregated, webhook] = await Promise.all([
-            certs.leaf("front-proxy-client", frontProxyCa, { commonName: "front-proxy-client", usages: ["clientAuth"] }),
+        const [aggregated, webhook] = await Promise.all([
             certs.leaf("aggregated-apiserver", plan.pki.ca, {
                 commonName: "karmada-aggregated-apiserver",
                 dnsNames: [AGGREGATED_APISERVER_DNS, "localhost"],
@@ -361,7 +372,7 @@ export class LoopbackFleet {
                 usages: ["serverAuth"],
             }),
         ]);
-        return { frontProxyCa, frontProxyClient, aggregated, webhook };
+        return { aggregated, webhook };
     }
 
     private async startEtcd(bins: Binaries, clientPort: number, peerPort: number): Promise<void> {
@@ -413,6 +424,16 @@ export class LoopbackFleet {
             // The lease reconciler would publish 127.0.0.1 as the `kubernetes` endpoint, which
             // Endpoints validation rejects (loopback); there are no pods to use it anyway.
             "--endpoint-reconciler-type=none",
+            // The aggregation layer (front proxy): the API server calls aggregated API servers
+            // (karmada-aggregated-apiserver on the Karmada API) with this client certificate, and
+            // they and the controller managers trust the request headers signed by this CA.
+            `--requestheader-client-ca-file=${p.pki.frontProxyCa.cert}`,
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-username-headers=X-Remote-User",
+            "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            `--proxy-client-cert-file=${p.pki.frontProxyClient.cert}`,
+            `--proxy-client-key-file=${p.pki.frontProxyClient.key}`,
             `--v=${this.verbosity}`,
         ];
     }
@@ -488,7 +509,8 @@ export class LoopbackFleet {
         const tApi = Date.now();
         this.startControllerManager(bins, p, s, MEMBER_CONTROLLERS);
         await this.waitForControllerManager(p, s);
-        this.timings.push({ step: `${p.name}: kube-apiserver ready`, ms: tApi - t }, { step: `${p.name}: kube-controller-manager ready`, ms: Date.now() - tApi });
+        this.mark(`${p.name}: kube-apiserver ready`, tApi - t);
+        this.mark(`${p.name}: kube-controller-manager ready`, Date.now() - tApi);
     }
 
     /** The serviceaccount controller has made `default/default`: the controller manager works. */
@@ -509,29 +531,15 @@ export class LoopbackFleet {
         crds: CrdObject[],
     ): Promise<void> {
         const t = Date.now();
-        const s = this.startApiserver(bins, p, etcdUrl, [
-            // The chart's extra flags: no SA admission (no pods), and the front-proxy set the
-            // aggregator uses to call karmada-aggregated-apiserver.
-            "--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount",
-            `--requestheader-client-ca-file=${kp.frontProxyCa.cert}`,
-            "--requestheader-allowed-names=front-proxy-client",
-            "--requestheader-username-headers=X-Remote-User",
-            "--requestheader-group-headers=X-Remote-Group",
-            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-            `--proxy-client-cert-file=${kp.frontProxyClient.cert}`,
-            `--proxy-client-key-file=${kp.frontProxyClient.key}`,
-        ]);
+        // As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection.
+        const s = this.startApiserver(bins, p, etcdUrl, ["--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount"]);
         await this.waitForReadyz(s);
-        this.timings.push({ step: "karmada: kube-apiserver ready", ms: Date.now() - t });
+        this.mark("karmada: kube-apiserver ready", Date.now() - t);
         const kc = p.kubeconfig;
         const v = `--v=${this.verbosity}`;
         const c = s.client;
 
-        // In parallel: the controller manager; namespaces + CRDs; the aggregated API server and the webhook.
-        const kcm = async () => {
-            this.startControllerManager(bins, p, s, KARMADA_KCM_CONTROLLERS);
-            await this.waitForControllerManager(p, s);
-        };
+        // In parallel: namespaces + CRDs; the aggregated API server and the webhook.
         const crdsReady = async () => {
             const t1 = Date.now();
             for (const ns of systemNamespaces(this.opts.karmadaClusterNamespace ?? true)) {
@@ -555,13 +563,15 @@ export class LoopbackFleet {
                 },
                 { timeoutMs: this.ms(60), intervalMs: 500, watch: [s.apiserver] },
             );
-            this.timings.push({ step: `karmada: namespaces + ${crds.length} CRDs established`, ms: Date.now() - t1 });
+            this.mark(`karmada: namespaces + ${crds.length} CRDs established`, Date.now() - t1);
         };
         const extensionServers = async () => {
             const t1 = Date.now();
             const agg = this.supervisor!.start({
                 name: "karmada-aggregated-apiserver",
                 command: bins["karmada-aggregated-apiserver"],
+                // It stops serving at once on SIGTERM but then does not exit (seen with v1.18.2).
+                stopGraceMs: 1_000,
                 args: [
                     `--kubeconfig=${kc}`,
                     `--authentication-kubeconfig=${kc}`,
@@ -606,10 +616,10 @@ export class LoopbackFleet {
                     watch: [webhook, s.apiserver],
                 }),
             ]);
-            this.timings.push({ step: "karmada: aggregated-apiserver + webhook ready", ms: Date.now() - t1 });
+            this.mark("karmada: aggregated-apiserver + webhook ready", Date.now() - t1);
             return { agg, webhook };
         };
-        const [, , { agg }] = await Promise.all([kcm(), crdsReady(), extensionServers()]);
+        const [, { agg }] = await Promise.all([crdsReady(), extensionServers()]);
 
         // Route cluster.karmada.io to the aggregated API server; admission to the webhook.
         const t2 = Date.now();
@@ -640,10 +650,13 @@ export class LoopbackFleet {
             },
             { timeoutMs: this.ms(60), intervalMs: 500, watch: [s.apiserver, agg] },
         );
-        this.timings.push({ step: "karmada: cluster.karmada.io served through the aggregator", ms: Date.now() - t2 });
+        this.mark("karmada: cluster.karmada.io served through the aggregator", Date.now() - t2);
 
-        // The controllers last: their informers need the CRDs and the Cluster API.
+        // The controllers last: their informers need the CRDs and the Cluster API. The garbage
+        // collector of kube-controller-manager only re-reads discovery every 30 s, so started
+        // earlier it would not collect ResourceBindings (nor Secrets owned by Clusters) for up to 30 s.
         const t3 = Date.now();
+        this.startControllerManager(bins, p, s, KARMADA_KCM_CONTROLLERS);
         const cm = this.supervisor!.start({
             name: "karmada-controller-manager",
             command: bins["karmada-controller-manager"],
@@ -663,7 +676,7 @@ export class LoopbackFleet {
         });
         this.karmadaProcs.push(cm, sched);
         await Promise.all([
-            waitFor("karmada-controller-manager /readyz", () => probe(`http://${LOOPBACK}:${ports.kcmHealth}/readyz`).then(() => true), {
+            waitFor("karmada-controller-manager /healthz", () => probe(`http://${LOOPBACK}:${ports.kcmHealth}/healthz`).then(() => true), {
                 timeoutMs: this.ms(120),
                 intervalMs: 500,
                 watch: [cm, s.apiserver],
@@ -673,7 +686,8 @@ export class LoopbackFleet {
                 intervalMs: 500,
                 watch: [sched, s.apiserver],
             }),
+            this.waitForControllerManager(p, s),
         ]);
-        this.timings.push({ step: "karmada: controller-manager + scheduler ready", ms: Date.now() - t3 });
+        this.mark("karmada: kube-controller-manager, karmada-controller-manager, karmada-scheduler ready", Date.now() - t3);
     }
 }

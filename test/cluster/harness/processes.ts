@@ -14,6 +14,8 @@ export interface ProcessSpec {
     args: string[];
     /** Extra environment variables (the harness's own environment minus proxies and KUBECONFIG is the base). */
     env?: Record<string, string>;
+    /** Grace between SIGTERM and SIGKILL for this process, overriding the caller's. */
+    stopGraceMs?: number;
 }
 
 /** How a process ended. */
@@ -95,6 +97,7 @@ export class ManagedProcess {
             });
             child.on("exit", (code, signal) => {
                 this.exitInfo = { code, signal };
+                fs.appendFileSync(logPath, `# ${new Date().toISOString()} ${this.describe()}\n`);
                 if (child.pid) liveGroups.delete(child.pid);
                 resolve(this.exitInfo);
             });
@@ -124,9 +127,10 @@ export class ManagedProcess {
         return tailFile(this.logPath, lines);
     }
 
-    /** SIGTERM to the process group; SIGKILL after `graceMs`. Resolves once it has exited. */
+    /** SIGTERM to the process group; SIGKILL after `graceMs` (or the spec's). Resolves once it has exited. */
     async stop(graceMs = 10_000): Promise<void> {
         if (this.exitInfo || this.pid < 0) return;
+        graceMs = this.spec.stopGraceMs ?? graceMs;
         killGroup(this.pid, "SIGTERM");
         let timer: NodeJS.Timeout | undefined;
         const killed = new Promise<void>((resolve) => {
@@ -146,12 +150,15 @@ export class ManagedProcess {
 /** Starts processes with logs in one directory and stops them all, newest first. */
 export class ProcessSupervisor {
     private readonly procs: ManagedProcess[] = [];
+    private closed = false;
 
     constructor(readonly logDir: string) {
         fs.mkdirSync(logDir, { recursive: true });
     }
 
+    /** Starts a process; refused once stopAll() has begun (a start racing a stop must not leak). */
     start(spec: ProcessSpec): ManagedProcess {
+        if (this.closed) throw new Error(`not starting ${spec.name}: the processes are being stopped`);
         if (this.procs.some((p) => p.name === spec.name)) throw new Error(`process name ${spec.name} used twice`);
         if (!path.isAbsolute(spec.command)) throw new Error(`${spec.name}: command must be an absolute path, got ${spec.command}`);
         const p = new ManagedProcess(spec, path.join(this.logDir, `${spec.name}.log`));
@@ -173,6 +180,7 @@ export class ProcessSupervisor {
      * left, newest first. Never throws.
      */
     async stopAll(layers: ManagedProcess[][] = [], graceMs = 10_000): Promise<void> {
+        this.closed = true;
         const done = new Set<ManagedProcess>();
         for (const layer of [...layers, [...this.procs].reverse()]) {
             const todo = layer.filter((p) => !done.has(p));

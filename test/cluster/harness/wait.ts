@@ -11,7 +11,7 @@ export interface WaitOptions {
     watch?: ManagedProcess[];
 }
 
-/** Error raised by `waitFor`; `processes` names the processes the wait depended on. */
+/** Error raised by `waitFor` (timeout, or a watched process exited). */
 export class WaitError extends Error {}
 
 /** Log tails of the watched processes, as one block for an error message. */

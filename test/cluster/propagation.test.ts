@@ -1,0 +1,154 @@
+// The claim of Kamino, proven with real software: `pulumi up` (the real CLI, language host and
+// kubernetes provider) against real etcd, kube-apiservers and a real Karmada control plane on
+// loopback makes federated-iris and the synced Secrets appear on every member; a second `up`
+// changes nothing; `pulumi destroy` takes everything away and unjoins the members.
+// Clusters are declared `existing` (no kind here) and Karmada is the harness's; IKO is the
+// stand-in chart, installed by the real Helm release, which creates the IrisCluster CRD.
+import * as fs from "fs";
+import * as YAML from "yaml";
+import { EngineSandbox, stepRecorder, toolchainPath } from "../support/engine";
+import { CLUSTER_API_VERSION, clusterCondition, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+
+jest.setTimeout(40 * 60_000);
+
+const LICENSE = "IRIS-LICENSE-FOR-TESTS";
+const SCALES = (process.env.KAMINO_CLUSTER_SCALES ?? "1,4").split(",").map(Number);
+const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
+
+type Timings = Record<string, number>;
+const report: Record<string, Timings> = {};
+
+afterAll(() => {
+    const lines = Object.entries(report).map(([k, t]) => `${k}: ${Object.entries(t).map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)} s`).join(", ")}`);
+    console.log(`pulumi on the loopback fleet\n${lines.join("\n")}`);
+    if (process.env.KAMINO_CLUSTER_TIMINGS_FILE) fs.writeFileSync(process.env.KAMINO_CLUSTER_TIMINGS_FILE, JSON.stringify(report, null, 2));
+});
+
+describe.each(SCALES)("a fleet with %i member(s)", (count) => {
+    const members = Array.from({ length: count }, (_, i) => (i === 0 ? "ikoclone" : `ikoclone${i + 1}`));
+    const timings: Timings = (report[`${count} member(s)`] = {});
+    const timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+        const t = Date.now();
+        try {
+            return await fn();
+        } finally {
+            timings[what] = Date.now() - t;
+        }
+    };
+    let fleet: LoopbackFleet;
+    let sandbox: EngineSandbox;
+    let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
+    let outputs: Record<string, { value: unknown; secret: boolean }>;
+    const clientOf = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
+    const karmada = () => fleet.karmada.client;
+
+    beforeAll(async () => {
+        fleet = new LoopbackFleet({ hostName: "ikofett", members });
+        await timed("harness start", () => fleet.start());
+        sandbox = new EngineSandbox(toolchainPath("engine"));
+        const dev = YAML.parse(fs.readFileSync("Pulumi.dev.yaml", "utf8")).config;
+        stack = await sandbox.stack(`loopback-${count}`, undefined, {
+            "kamino:clusters": [
+                { name: "ikofett", provider: "existing", karmadaHost: true, kubeconfigPath: fleet.hostKubeconfig },
+                ...members.map((name) => ({ name, provider: "existing", kubeconfigPath: fleet.memberKubeconfigs[name], labels: { lab: "loopback" } })),
+            ],
+            "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
+            "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
+            // No nodes run pods here: Helm must not wait for the operator's pod.
+            "kamino:testing": { skipAwait: true },
+            // The dev stack's federated-iris, placed on every member by label.
+            "kamino:irisClusters": dev["kamino:irisClusters"].map((i: Record<string, unknown>) => ({ ...i, placement: { clusterLabels: { lab: "loopback" } } })),
+            "kamino:secrets": [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }],
+        });
+        await stack.setConfig("kamino:irisLicense", { value: JSON.stringify({ "iris.key": LICENSE }), secret: true });
+    });
+
+    afterAll(async () => {
+        sandbox?.cleanup();
+        await fleet?.stop();
+    });
+
+    test("pulumi up", async () => {
+        const rec = stepRecorder();
+        const result = await timed("pulumi up", () => stack.up({ onEvent: rec.onEvent }));
+        expect(result.summary.result).toBe("succeeded");
+        outputs = result.outputs;
+    });
+
+    test("the IrisCluster CRD was mirrored into Karmada", async () => {
+        const crd = await karmada().get(resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: "irisclusters.intersystems.com" }));
+        expect(crd?.spec).toMatchObject({ group: "intersystems.com", scope: "Namespaced", names: { kind: "IrisCluster" } });
+    });
+
+    test("every member's Karmada Cluster turns Ready", async () => {
+        await timed("members Ready", () =>
+            Promise.all(
+                members.map((m) =>
+                    waitFor(`Cluster ${m} Ready`, async () => {
+                        const c = await karmada().get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
+                        return clusterCondition(c, "Ready")?.status === "True" ? c : undefined;
+                    }, WAIT),
+                ),
+            ),
+        );
+    });
+
+    test("federated-iris exists on every member with the template's spec", async () => {
+        const template = await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }));
+        expect(template?.spec).toEqual({
+            topology: { data: { image: "containers.intersystems.com/intersystems/iris-community:2025.1" } },
+            serviceTemplate: { spec: { type: "LoadBalancer" } },
+        });
+        await timed("federated-iris on all members", () =>
+            Promise.all(
+                members.map(async (m) => {
+                    const copy = await waitFor(`federated-iris on ${m}`, () => clientOf(m).get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })), WAIT);
+                    expect(copy.spec).toEqual(template!.spec);
+                    expect(copy.metadata?.labels).toMatchObject({ "karmada.io/managed": "true" });
+                }),
+            ),
+        );
+        // The host is not a member: nothing is propagated there.
+        expect(await fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))).toBeUndefined();
+    });
+
+    test("the synced Secret exists on every member, with its value", async () => {
+        for (const m of members) {
+            const s = await waitFor(`iris-key-secret on ${m}`, () => clientOf(m).get<KubeObject & { data?: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" })), WAIT);
+            expect(Buffer.from(s.data!["iris.key"], "base64").toString()).toBe(LICENSE);
+        }
+    });
+
+    test("stack outputs", () => {
+        expect(outputs.members.value).toEqual(members);
+        expect(outputs.karmadaHost.value).toBe("ikofett");
+        expect(outputs.irisClusters.value).toEqual({ "default/federated-iris": members });
+        expect(outputs.syncedSecrets.value).toEqual({ "iris/iris-key-secret": members });
+        expect(outputs.karmadaKubeconfig.secret).toBe(true);
+        expect(outputs.kubeconfigs.secret).toBe(true);
+        const endpoints = Object.fromEntries((outputs.clusters.value as Array<{ name: string; apiEndpoint: string }>).map((c) => [c.name, c.apiEndpoint]));
+        for (const m of fleet.members) expect(endpoints[m.name]).toBe(m.server);
+    });
+
+    test("a second pulumi up changes nothing", async () => {
+        const result = await timed("no-op pulumi up", () => stack.up({ expectNoChanges: true }));
+        const changed = Object.entries(result.summary.resourceChanges ?? {}).filter(([op]) => op !== "same");
+        expect(changed).toEqual([]);
+    });
+
+    test("pulumi destroy removes everything from the members and unjoins them", async () => {
+        const result = await timed("pulumi destroy", () => stack.destroy());
+        expect(result.summary.result).toBe("succeeded");
+        for (const m of members) {
+            const c = clientOf(m);
+            await waitFor(`federated-iris gone from ${m}`, async () => ((await c.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))) ? undefined : true), WAIT);
+            await waitFor(`iris-key-secret gone from ${m}`, async () => ((await c.get(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" }))) ? undefined : true), WAIT);
+            await waitFor(`karmada-cluster namespace gone from ${m}`, async () => ((await c.get(resourcePath("v1", "namespaces", { name: "karmada-cluster" }))) ? undefined : true), WAIT);
+            expect(await karmada().get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
+        }
+        expect(await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))).toBeUndefined();
+        const state = await stack.exportStack();
+        expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+    });
+});
+
