@@ -50,12 +50,15 @@ export interface CrdMirrorArgs {
 
 /**
  * The spec to create in the target: the source spec, minus a conversion webhook (its Service
- * exists only on the source cluster).
+ * exists only on the source cluster), and with a status subresource on every version, so that
+ * Karmada can write the status it aggregates from the members onto the template (IKO's own CRD
+ * has none by default, and Karmada's status update then fails with "not found").
  */
 export function mirrorableCrdSpec(crd: KubeObject): Record<string, unknown> {
     if (!crd.spec) throw new Error(`CRD ${String(crd.metadata?.name)} has no spec`);
-    const { conversion, ...spec } = crd.spec as Record<string, unknown> & { conversion?: { strategy?: string } };
-    return conversion && conversion.strategy !== "Webhook" ? { ...spec, conversion } : spec;
+    const { conversion, versions, ...spec } = crd.spec as Record<string, unknown> & { conversion?: { strategy?: string }; versions?: Array<Record<string, unknown>> };
+    const withStatus = (versions ?? []).map((v) => ({ ...v, subresources: { ...(v.subresources as object | undefined), status: {} } }));
+    return { ...spec, versions: withStatus, ...(conversion && conversion.strategy !== "Webhook" ? { conversion } : {}) };
 }
 
 /** Fails when the live CRD is not the one the program expects. */

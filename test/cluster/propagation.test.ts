@@ -112,6 +112,33 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         expect(await fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))).toBeUndefined();
     });
 
+    test("Karmada judges IrisCluster health with Kamino's interpreter, and aggregates status onto the template", async () => {
+        const binding = resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: "default", name: "federated-iris-iriscluster" });
+        type Binding = KubeObject & { status?: { aggregatedStatus?: Array<{ clusterName: string; health?: string }> } };
+        const health = async () => {
+            const b = await karmada().get<Binding>(binding);
+            const items = b?.status?.aggregatedStatus ?? [];
+            return items.length === members.length ? Object.fromEntries(items.map((i) => [i.clusterName, i.health])) : undefined;
+        };
+        // No status from IKO yet: not healthy (without the interpreter Karmada would say Healthy).
+        expect(await waitFor("health reported for every member", health, WAIT)).toEqual(Object.fromEntries(members.map((m) => [m, "Unhealthy"])));
+        // IKO reports Running on each member (no IKO runs here, so the test writes what it would).
+        for (const m of members) {
+            await clientOf(m).mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }), { status: { phase: "Running" } });
+        }
+        await timed("health Healthy", () =>
+            waitFor("every member Healthy", async () => {
+                const h = await health();
+                return h && Object.values(h).every((x) => x === "Healthy") ? h : undefined;
+            }, WAIT),
+        );
+        const template = await waitFor("template status Running", async () => {
+            const t = await karmada().get<KubeObject & { status?: { phase?: string; clusters?: unknown[] } }>(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }));
+            return t?.status?.phase === "Running" ? t : undefined;
+        }, WAIT);
+        expect(template.status!.clusters).toHaveLength(members.length);
+    });
+
     test("the synced Secret exists on every member, with its value", async () => {
         for (const m of members) {
             const s = await waitFor(`iris-key-secret on ${m}`, () => clientOf(m).get<KubeObject & { data?: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" })), WAIT);

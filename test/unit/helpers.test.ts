@@ -104,13 +104,19 @@ describe("Secret payloads", () => {
 });
 
 describe("CRD copy", () => {
-    test("keeps the spec, drops a conversion webhook", () => {
+    test("keeps the spec, drops a conversion webhook, adds a status subresource", () => {
         const spec = mirrorableCrdSpec(LIVE_IRIS_CRD);
-        expect(spec).toEqual({ ...LIVE_IRIS_CRD.spec, conversion: undefined });
+        const { conversion: _, versions, ...rest } = LIVE_IRIS_CRD.spec;
+        expect(spec).toEqual({ ...rest, versions: versions.map((v) => ({ ...v, subresources: { status: {} } })) });
         expect("conversion" in spec).toBe(false);
     });
-    test("keeps a conversion that needs no webhook", () => {
-        expect(mirrorableCrdSpec({ spec: { group: "g", conversion: { strategy: "None" } } })).toEqual({ group: "g", conversion: { strategy: "None" } });
+    test("keeps a conversion that needs no webhook and existing subresources", () => {
+        const crd = { spec: { group: "g", conversion: { strategy: "None" }, versions: [{ name: "v1", subresources: { scale: { specReplicasPath: ".spec.r" } } }] } };
+        expect(mirrorableCrdSpec(crd)).toEqual({
+            group: "g",
+            conversion: { strategy: "None" },
+            versions: [{ name: "v1", subresources: { scale: { specReplicasPath: ".spec.r" }, status: {} } }],
+        });
     });
     test("the group comes from the CRD's name", () => {
         expect(crdGroup("irisclusters.intersystems.com")).toBe("intersystems.com");
