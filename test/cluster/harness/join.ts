@@ -1,24 +1,15 @@
 // What `karmadactl join` (Push mode) and `karmadactl unjoin` do, over plain HTTPS, for tests that
 // need a member joined without Pulumi (karmada-io/karmada pkg/karmadactl/join, pkg/util/credential.go;
 // ../shared/notes/karmada.md §2). Kamino's KarmadaMember component creates the same objects.
+import { KARMADA_SYSTEM_LABELS } from "../../../components/karmada";
+import { joinNames } from "../../../components/karmada-member";
 import { KubeClient, KubeObject, resourcePath } from "./kube-client";
 import { KARMADA_CLUSTER_NAMESPACE } from "./karmada-objects";
 import { waitFor } from "./wait";
 
-export const KARMADA_SYSTEM_LABELS = { "karmada.io/system": "true" };
+// The names and labels are Kamino's own (the product and the harness must agree on them).
+export { joinNames, KARMADA_SYSTEM_LABELS };
 export const CLUSTER_API_VERSION = "cluster.karmada.io/v1alpha1";
-
-/** The names join uses (pkg/util/names). */
-export function joinNames(clusterName: string) {
-    const serviceAccount = `karmada-${clusterName}`;
-    return {
-        serviceAccount,
-        impersonator: "karmada-impersonator",
-        clusterRole: `karmada-controller-manager:${serviceAccount}`,
-        credentialsSecret: clusterName,
-        impersonatorSecret: `${clusterName}-impersonator`,
-    };
-}
 
 type Condition = { type: string; status: string; reason?: string; message?: string };
 export type KarmadaClusterObject = KubeObject & { spec?: Record<string, unknown>; status?: { conditions?: Condition[]; kubernetesVersion?: string } };
