@@ -414,6 +414,10 @@ function crossCheck(
         );
     }
 
+    if (cfg.karmada?.existingKubeconfigPath && env.pathExists && !env.pathExists(cfg.karmada.existingKubeconfigPath)) {
+        problems.push(`${k("karmada.existingKubeconfigPath")}: file '${cfg.karmada.existingKubeconfigPath}' does not exist`);
+    }
+
     const memberNames = new Set(clusters.filter((c) => !c.karmadaHost).map((c) => c.name));
     const checkPlacement = (at: string, p: PlacementConfig | undefined) => {
         for (const [field, list] of [

@@ -148,8 +148,8 @@ export class Fleet extends pulumi.ComponentResource {
                       clusterIdentifier: `karmada-${host.name}`,
                       existingKubeconfig: fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"),
                   },
-            // Karmada's pods need the host's CNI.
-            { parent: this, deletedWith: hostCluster.lifecycle, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
+            // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
+            { parent: this, deletedWith: usesHelmKarmada ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
         const karmadaProvider = this.karmada.provider;
         const karmadaLifecycle = usesHelmKarmada ? hostCluster.lifecycle : undefined;

@@ -1,6 +1,6 @@
 // Config validation: every mistake is reported before any resource exists, one line per problem,
 // each naming its key and the fix.
-import { ConfigError, FleetConfig, loadFleetConfig, resolvePlacement } from "../../components/config";
+import { ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig, resolvePlacement } from "../../components/config";
 
 const kind = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "kind", ...extra });
 const base = {
@@ -14,7 +14,7 @@ function raw(cfg: Record<string, unknown>): Record<string, string> {
     return Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
 }
 
-function problems(cfg: Record<string, unknown>, env = { pathExists: exists, isSecret: (_: string) => true }): string[] {
+function problems(cfg: Record<string, unknown>, env: ConfigEnvironment = { pathExists: exists, isSecret: () => true }): string[] {
     try {
         loadFleetConfig(raw(cfg), env);
     } catch (e) {
@@ -77,6 +77,19 @@ describe("each mistake is named with its key", () => {
     test("a missing IKO chart says where to get IKO", () => {
         const found = problems(base, { pathExists: () => false, isSecret: () => true });
         expect(found).toEqual([expect.stringMatching(/^kamino:iko\.chartPath: no Helm chart at '\.\/chart' \(no Chart\.yaml\)\. IKO is not on a public Helm repo: download the IKO tarball/)]);
+    });
+
+    test("kubeconfig files of existing clusters and of an existing Karmada must exist", () => {
+        const cfg = {
+            ...base,
+            clusters: [kind("h", { karmadaHost: true }), { name: "e", provider: "existing", kubeconfigPath: "/nope/e.kubeconfig" }],
+            karmada: { existingKubeconfigPath: "/nope/karmada.kubeconfig" },
+        };
+        const found = problems(cfg, { pathExists: (p: string) => !p.startsWith("/nope"), isSecret: () => true });
+        expect(found).toEqual([
+            "kamino:clusters[1].kubeconfigPath: file '/nope/e.kubeconfig' does not exist",
+            "kamino:karmada.existingKubeconfigPath: file '/nope/karmada.kubeconfig' does not exist",
+        ]);
     });
 
     test("several problems are all reported at once", () => {
