@@ -71,6 +71,26 @@ export function checkIdentity(crd: KubeObject, crdName: string, id: CrdIdentity)
     return crd;
 }
 
+/**
+ * Reads the live CRD from the source and returns the spec to create in the target; any failure
+ * says which CRD, on which cluster, and what to check.
+ */
+export async function readMirrorSpec(
+    reader: CrdReader,
+    kubeconfig: string,
+    args: Pick<CrdMirrorArgs, "crdName" | "identity" | "sourceName" | "timeoutSeconds">,
+): Promise<Record<string, unknown>> {
+    try {
+        const crd = await reader(kubeconfig, args.crdName, args.timeoutSeconds);
+        return mirrorableCrdSpec(checkIdentity(crd, args.crdName, args.identity));
+    } catch (e) {
+        throw new Error(
+            `CRD ${args.crdName} could not be read from cluster '${args.sourceName}': ${(e as Error).message}. ` +
+                `IKO creates it when the operator starts: check the operator pod and its log on '${args.sourceName}', then run 'pulumi up' again.`,
+        );
+    }
+}
+
 /** The API group of a CRD from its name (`<plural>.<group>`). */
 export function crdGroup(crdName: string): string {
     const dot = crdName.indexOf(".");
@@ -89,18 +109,7 @@ export class CrdMirror extends pulumi.ComponentResource {
         const id = args.identity;
         // Read with a secret kubeconfig, the spec is still not secret: keep it readable in diffs.
         const live = pulumi.unsecret(
-            pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(async ([kubeconfig]) => {
-                let crd: KubeObject;
-                try {
-                    crd = await reader(kubeconfig, args.crdName, args.timeoutSeconds);
-                } catch (e) {
-                    throw new Error(
-                        `CRD ${args.crdName} could not be read from cluster '${args.sourceName}': ${(e as Error).message}. ` +
-                            `IKO creates it when the operator starts: check the operator pod and its log on '${args.sourceName}', then run 'pulumi up' again.`,
-                    );
-                }
-                return mirrorableCrdSpec(checkIdentity(crd, args.crdName, id));
-            }),
+            pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args)),
         );
         const field = <T>(key: string) => live.apply((s) => s[key] as T);
         const liveName = (key: "singular" | "listKind") => field<Record<string, string>>("names").apply((n) => n[key]);
