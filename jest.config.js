@@ -5,7 +5,7 @@ const project = (displayName, dir, extra = {}) => ({
     testEnvironment: "node",
     testMatch: [`<rootDir>/test/${dir}/**/*.test.ts`],
     // Type checking is `tsc --noEmit` in `npm test`; jest only transpiles.
-    transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
+    transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
     ...extra,
 });
 
