@@ -89,24 +89,22 @@ export class CertificateFactory {
         return { key, pub };
     }
 
+    /** Writes an openssl config whose [ext] section holds `ext`; returns its path. */
+    private extensions(name: string, ext: string[]): string {
+        const cnf = this.file(`${name}.cnf`);
+        fs.writeFileSync(cnf, ["[req]", "distinguished_name = dn", "[dn]", "[ext]", ...ext, ""].join("\n"));
+        return cnf;
+    }
+
     /** A self-signed CA certificate, valid for ten years. */
     async ca(name: string, commonName: string): Promise<CaFiles> {
         const { key } = await this.key(name);
         const cert = this.file(`${name}.crt`);
-        const cnf = this.file(`${name}.cnf`);
-        fs.writeFileSync(
-            cnf,
-            [
-                "[req]",
-                "distinguished_name = dn",
-                "[dn]",
-                "[ext]",
-                "basicConstraints = critical,CA:TRUE",
-                "keyUsage = critical,digitalSignature,keyEncipherment,keyCertSign,cRLSign",
-                "subjectKeyIdentifier = hash",
-                "",
-            ].join("\n"),
-        );
+        const cnf = this.extensions(name, [
+            "basicConstraints = critical,CA:TRUE",
+            "keyUsage = critical,digitalSignature,keyEncipherment,keyCertSign,cRLSign",
+            "subjectKeyIdentifier = hash",
+        ]);
         await run(
             ["req", "-x509", "-new", "-key", key, "-config", cnf, "-extensions", "ext", "-subj", subject(commonName), "-days", "3650", "-set_serial", serial(), "-out", cert],
             this.dir,
@@ -119,24 +117,15 @@ export class CertificateFactory {
         const { key } = await this.key(name);
         const cert = this.file(`${name}.crt`);
         const csr = this.file(`${name}.csr`);
-        const cnf = this.file(`${name}.cnf`);
         const sans = [...(spec.dnsNames ?? []).map((d) => `DNS:${d}`), ...(spec.ipAddresses ?? []).map((ip) => `IP:${ip}`)];
-        fs.writeFileSync(
-            cnf,
-            [
-                "[req]",
-                "distinguished_name = dn",
-                "[dn]",
-                "[ext]",
-                "basicConstraints = critical,CA:FALSE",
-                "keyUsage = critical,digitalSignature,keyEncipherment",
-                `extendedKeyUsage = ${(spec.usages ?? ["serverAuth", "clientAuth"]).join(",")}`,
-                "subjectKeyIdentifier = hash",
-                "authorityKeyIdentifier = keyid",
-                ...(sans.length ? [`subjectAltName = ${sans.join(",")}`] : []),
-                "",
-            ].join("\n"),
-        );
+        const cnf = this.extensions(name, [
+            "basicConstraints = critical,CA:FALSE",
+            "keyUsage = critical,digitalSignature,keyEncipherment",
+            `extendedKeyUsage = ${(spec.usages ?? ["serverAuth", "clientAuth"]).join(",")}`,
+            "subjectKeyIdentifier = hash",
+            "authorityKeyIdentifier = keyid",
+            ...(sans.length ? [`subjectAltName = ${sans.join(",")}`] : []),
+        ]);
         await run(["req", "-new", "-key", key, "-config", cnf, "-subj", subject(spec.commonName, spec.organizations), "-out", csr], this.dir);
         await run(
             ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-set_serial", serial(), "-days", "365", "-extfile", cnf, "-extensions", "ext", "-out", cert],
