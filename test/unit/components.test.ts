@@ -39,9 +39,11 @@ test("ExistingCluster: reads the kubeconfig file as a secret and takes the API e
     const fs = await import("fs");
     const os = await import("os");
     const path = await import("path");
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "kamino-")), "k");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-unit-"));
+    const file = path.join(dir, "k");
     fs.writeFileSync(file, fakeKubeconfig("https://10.1.2.3:6443"));
     const c = new ExistingCluster("e", { kubeconfigPath: file });
+    fs.rmSync(dir, { recursive: true });
     await run.settle();
     expect(await valueOf(c.apiEndpoint)).toBe("https://10.1.2.3:6443");
     expect(await pulumi.isSecret(c.kubeconfig)).toBe(true);
