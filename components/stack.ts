@@ -70,5 +70,6 @@ export function checkCommands(cfg: FleetConfig): Record<string, string> {
  */
 export function isSecretConfigKey(key: string): boolean {
     const runtime = pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean };
+    // An SDK without the function cannot tell; then the check is skipped rather than failing every stack.
     return runtime.isConfigSecret ? runtime.isConfigSecret(key) : true;
 }
