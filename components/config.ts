@@ -6,6 +6,13 @@ import { z } from "zod";
 export const CONFIG_NAMESPACE = "kamino";
 
 /** Versions and coordinates Kamino installs unless a stack overrides them. */
+/**
+ * karmada-controller-manager feature gates Kamino turns on (the chart turns PropagateDeps off,
+ * and IrisClusters need the Secrets they reference propagated with them). A stack that names a
+ * gate itself decides it.
+ */
+export const KAMINO_FEATURE_GATES: Readonly<Record<string, boolean>> = { PropagateDeps: true };
+
 export const DEFAULTS = {
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
@@ -196,7 +203,12 @@ const karmadaSchema = z
         apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
         apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),
         installTimeoutSeconds: z.number().int().min(60).max(3600).default(DEFAULTS.karmadaInstallTimeoutSeconds),
-        featureGates: z.record(z.boolean()).default({ PropagateDeps: true }),
+        // Helm would replace the chart's gates map only key by key, but a stack's map replaces
+        // Kamino's default whole: merge here so that setting one gate keeps PropagateDeps on.
+        featureGates: z
+            .record(z.boolean())
+            .default({})
+            .transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
         values: z.record(z.unknown()).default({}),
         /** Use a Karmada control plane that already runs; no chart is installed. */
         existingKubeconfigPath: z.string().min(1).optional(),

@@ -117,3 +117,17 @@ describe("placement", () => {
         expect(resolvePlacement(cfg.clusters, placement)).toEqual(expected);
     });
 });
+
+describe("Karmada feature gates", () => {
+    const gates = (featureGates?: Record<string, boolean>) =>
+        loadFleetConfig(raw({ ...base, ...(featureGates ? { karmada: { featureGates } } : {}) }), { pathExists: exists }).karmada.featureGates;
+    test("PropagateDeps is on by default", () => {
+        expect(gates()).toEqual({ PropagateDeps: true });
+    });
+    test("a stack that sets another gate keeps Kamino's PropagateDeps", () => {
+        expect(gates({ Failover: true })).toEqual({ PropagateDeps: true, Failover: true });
+    });
+    test("a stack that names PropagateDeps itself decides it", () => {
+        expect(gates({ PropagateDeps: false, Failover: true })).toEqual({ PropagateDeps: false, Failover: true });
+    });
+});
