@@ -2,16 +2,14 @@
 // its chart ships none) into the Karmada API, so Karmada accepts resource templates of that kind.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { kubeGetter, KubeObject, waitForObject } from "./kube-read";
+import { crdPath, KubeObject, kubeReader, waitForObject } from "./kube-read";
 
 /** Reads a live CRD, waiting for it to appear. */
 export type CrdReader = (kubeconfig: string, crdName: string, timeoutSeconds: number) => Promise<KubeObject>;
 
 /** The real reader: polls the source cluster's API. */
 export const readLiveCrd: CrdReader = (kubeconfig, crdName, timeoutSeconds) =>
-    waitForObject(kubeGetter(kubeconfig), `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, `CRD ${crdName}`, {
-        timeoutSeconds,
-    });
+    waitForObject(kubeReader(kubeconfig, crdPath(crdName)), `CRD ${crdName}`, { timeoutSeconds });
 
 /** What the program expects of the CRD; known before the live CRD can be read. */
 export interface CrdIdentity {

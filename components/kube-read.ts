@@ -1,67 +1,85 @@
-// A minimal, read-only Kubernetes API client for one job: waiting for a CRD that an operator
-// creates at start-up. Supports the kubeconfig credentials kind and Karmada use (client
-// certificates, bearer tokens); exec plugins are refused with a clear error.
-import * as fs from "fs";
+// Reading live objects for one job: waiting for a CRD that an operator creates at start-up.
+// The client is @kubernetes/client-node, so every credential a kubeconfig can hold works as it
+// does in kubectl: client certificates, tokens, and exec plugins (EKS, GKE, AKS, OIDC).
+import type * as KubeClient from "@kubernetes/client-node";
 import * as https from "https";
-import { activeCluster, parseKubeconfig } from "./kubeconfig";
 
 /** A live object as the API server returns it. */
 export type KubeObject = { apiVersion?: string; kind?: string; metadata?: Record<string, unknown>; spec?: Record<string, unknown>; status?: unknown };
 
-/** GETs a path on the API server; resolves undefined on 404. */
-export type KubeGet = (path: string) => Promise<KubeObject | undefined>;
+/** Reads one object; resolves undefined while it does not exist. */
+export type KubeRead = () => Promise<KubeObject | undefined>;
 
-const fromData = (data: unknown, file: unknown): Buffer | undefined =>
-    typeof data === "string" ? Buffer.from(data, "base64") : typeof file === "string" ? fs.readFileSync(file) : undefined;
+// Loaded on first use: the client is an ES module and sizeable, and most programs (every preview
+// of a fresh stack, every test under mocks) never read a live object.
+let client: Promise<typeof KubeClient> | undefined;
+const loadClient = () => (client ??= import("@kubernetes/client-node"));
 
-/** Builds a GET function for the kubeconfig's active context. */
-export function kubeGetter(kubeconfigText: string, context?: string): KubeGet {
-    const config = parseKubeconfig(kubeconfigText);
-    const cluster = activeCluster(config, context);
-    const ctxName = context ?? config["current-context"];
-    const userName = config.contexts.find((c) => c.name === ctxName)?.context.user ?? config.users[0]?.name;
-    const user = config.users.find((u) => u.name === userName)?.user ?? {};
-    if (user.exec || user["auth-provider"]) {
-        throw new Error("this kubeconfig authenticates with an exec or auth-provider plugin; use a client certificate or token kubeconfig");
-    }
-    const url = new URL(cluster.cluster.server);
-    const c = cluster.cluster as Record<string, unknown>;
-    const token = typeof user.token === "string" ? user.token : typeof user.tokenFile === "string" ? fs.readFileSync(user.tokenFile, "utf8").trim() : undefined;
-    const agent = new https.Agent({
-        ca: fromData(c["certificate-authority-data"], c["certificate-authority"]),
-        cert: fromData(user["client-certificate-data"], user["client-certificate"]),
-        key: fromData(user["client-key-data"], user["client-key"]),
-        rejectUnauthorized: c["insecure-skip-tls-verify"] !== true,
-        servername: typeof c["tls-server-name"] === "string" ? c["tls-server-name"] : undefined,
+/**
+ * Builds a reader of one API path (e.g. a CRD's) through the kubeconfig's current (or the given)
+ * context. The library resolves the credentials, refreshing an exec plugin's token when it expires;
+ * the body is returned as the API sent it, because the library's typed models would rename or drop
+ * schema fields (`x-kubernetes-*`, `$ref`) of a CRD that is copied on.
+ */
+export function kubeReader(kubeconfigText: string, path: string, context?: string): KubeRead {
+    const config = loadClient().then((k) => {
+        const kc = new k.KubeConfig();
+        kc.loadFromString(kubeconfigText);
+        if (context) kc.setCurrentContext(context);
+        const cluster = kc.getCurrentCluster();
+        if (!cluster) throw new Error(`the kubeconfig has no cluster for context '${kc.getCurrentContext()}'`);
+        return { kc, server: new URL(cluster.server) };
     });
-    return (path) =>
-        new Promise((resolve, reject) => {
-            const req = https.request(
-                {
-                    protocol: url.protocol,
-                    hostname: url.hostname,
-                    port: url.port || 443,
-                    path: `${url.pathname.replace(/\/$/, "")}${path}`,
-                    method: "GET",
-                    agent,
-                    timeout: 10_000,
-                    headers: { Accept: "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-                },
-                (res) => {
-                    const chunks: Buffer[] = [];
-                    res.on("data", (d: Buffer) => chunks.push(d));
-                    res.on("end", () => {
-                        const body = Buffer.concat(chunks).toString("utf8");
-                        if (res.statusCode === 404) resolve(undefined);
-                        else if (res.statusCode === 200) resolve(JSON.parse(body) as KubeObject);
-                        else reject(new Error(`GET ${path}: HTTP ${res.statusCode}: ${body.slice(0, 200)}`));
-                    });
-                },
-            );
-            req.on("timeout", () => req.destroy(new Error(`GET ${path}: timed out`)));
-            req.on("error", reject);
-            req.end();
+    return async () => {
+        const { kc, server } = await config;
+        const opts: https.RequestOptions = {
+            protocol: server.protocol,
+            hostname: server.hostname,
+            port: server.port || 443,
+            path: `${server.pathname.replace(/\/$/, "")}${path}`,
+            method: "GET",
+            timeout: 10_000,
+            headers: { Accept: "application/json" },
+        };
+        await kc.applyToHTTPSOptions(opts);
+        const { status, body } = await get(opts);
+        if (status === 404) return undefined;
+        if (status !== 200) throw new Error(describeError({ code: status, body }));
+        return JSON.parse(body) as KubeObject;
+    };
+}
+
+/** The path of a CRD in the API. */
+export const crdPath = (crdName: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
+
+function get(opts: https.RequestOptions): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+        const req = https.request(opts, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (d: Buffer) => chunks.push(d));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+            res.on("error", reject);
         });
+        req.on("timeout", () => req.destroy(new Error(`GET ${opts.path}: timed out`)));
+        req.on("error", reject);
+        req.end();
+    });
+}
+
+/** One line for a failed request: the HTTP status and the API's message, not the whole body. */
+export function describeError(e: unknown): string {
+    const err = e as { code?: unknown; body?: unknown; message?: string };
+    if (typeof err.code === "number") {
+        let message: string | undefined;
+        try {
+            const body = typeof err.body === "string" ? JSON.parse(err.body) : err.body;
+            message = (body as { message?: string } | undefined)?.message;
+        } catch {
+            message = typeof err.body === "string" ? err.body.slice(0, 200) : undefined;
+        }
+        return `HTTP ${err.code}${message ? `: ${message}` : ""}`;
+    }
+    return err.message ?? String(e);
 }
 
 /** How long and how often to poll. */
@@ -76,17 +94,17 @@ export interface WaitOptions {
 }
 
 /**
- * Polls until `get(path)` returns an object. Not-found and transient errors are retried until
+ * Polls until `read()` returns an object. Not-found and transient errors are retried until
  * the deadline; then the error names what was awaited, for how long, and the last failure.
  */
-export async function waitForObject(get: KubeGet, path: string, what: string, opts: WaitOptions): Promise<KubeObject> {
+export async function waitForObject(read: KubeRead, what: string, opts: WaitOptions): Promise<KubeObject> {
     const now = opts.now ?? Date.now;
     const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const deadline = now() + opts.timeoutSeconds * 1000;
     let last = "not found";
     for (;;) {
         try {
-            const obj = await get(path);
+            const obj = await read();
             if (obj) return obj;
             last = "not found";
         } catch (e) {

@@ -4,7 +4,10 @@
 // changes nothing; `pulumi destroy` takes everything away and unjoins the members.
 // Clusters are declared `existing` (no kind here) and Karmada is the harness's; IKO is the
 // stand-in chart, installed by the real Helm release, which creates the IrisCluster CRD.
+import { execFileSync } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import * as YAML from "yaml";
 import { EngineSandbox, stepRecorder, toolchainPath } from "../support/engine";
 import { CLUSTER_API_VERSION, clusterCondition, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
@@ -14,6 +17,37 @@ jest.setTimeout(40 * 60_000);
 const LICENSE = "IRIS-LICENSE-FOR-TESTS";
 const SCALES = (process.env.KAMINO_CLUSTER_SCALES ?? "1,4").split(",").map(Number);
 const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
+
+/**
+ * A kubeconfig for `server` whose credential comes from an exec plugin, as on EKS, GKE, AKS or OIDC:
+ * a script that prints an ExecCredential holding the admin client certificate. The Go provider
+ * (client-go) and Kamino's CRD reader (@kubernetes/client-node) must both run it.
+ */
+function execPluginKubeconfig(adminKubeconfig: string, dir: string): string {
+    const admin = YAML.parse(fs.readFileSync(adminKubeconfig, "utf8"));
+    const user = admin.users[0].user;
+    const pem = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
+    const credential = path.join(dir, "credential.json");
+    fs.writeFileSync(
+        credential,
+        JSON.stringify({
+            apiVersion: "client.authentication.k8s.io/v1",
+            kind: "ExecCredential",
+            status: { clientCertificateData: pem(user["client-certificate-data"]), clientKeyData: pem(user["client-key-data"]) },
+        }),
+        { mode: 0o600 },
+    );
+    const plugin = path.join(dir, "credential-plugin.sh");
+    fs.writeFileSync(plugin, `#!/bin/sh\n# Counts its runs, so the test can tell it was used.\necho x >> "${plugin}.runs"\ncat "${credential}"\n`, { mode: 0o700 });
+    const file = path.join(dir, "exec.kubeconfig");
+    admin.users[0].user = { exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" } };
+    fs.writeFileSync(file, YAML.stringify(admin), { mode: 0o600 });
+    return file;
+}
+const pluginRuns = (kubeconfig: string) => {
+    const plugin = YAML.parse(fs.readFileSync(kubeconfig, "utf8")).users[0].user.exec.command as string;
+    return fs.existsSync(`${plugin}.runs`) ? fs.readFileSync(`${plugin}.runs`, "utf8").split("\n").filter(Boolean).length : 0;
+};
 
 type Timings = Record<string, number>;
 const report: Record<string, Timings> = {};
@@ -39,6 +73,8 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     let sandbox: EngineSandbox;
     let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
     let outputs: Record<string, { value: unknown; secret: boolean }>;
+    let pluginDir: string;
+    let hostKubeconfig: string;
     const clientOf = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
     const karmada = () => fleet.karmada.client;
 
@@ -46,10 +82,12 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         fleet = new LoopbackFleet({ hostName: "ikofett", members });
         await timed("harness start", () => fleet.start());
         sandbox = new EngineSandbox(toolchainPath("engine"));
+        pluginDir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-exec-"));
+        hostKubeconfig = execPluginKubeconfig(fleet.hostKubeconfig, pluginDir);
         const dev = YAML.parse(fs.readFileSync("Pulumi.dev.yaml", "utf8")).config;
         stack = await sandbox.stack(`loopback-${count}`, undefined, {
             "kamino:clusters": [
-                { name: "ikofett", provider: "existing", karmadaHost: true, kubeconfigPath: fleet.hostKubeconfig },
+                { name: "ikofett", provider: "existing", karmadaHost: true, kubeconfigPath: hostKubeconfig },
                 ...members.map((name) => ({ name, provider: "existing", kubeconfigPath: fleet.memberKubeconfigs[name], labels: { lab: "loopback" } })),
             ],
             "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
@@ -65,6 +103,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
 
     afterAll(async () => {
         sandbox?.cleanup();
+        if (pluginDir) fs.rmSync(pluginDir, { recursive: true, force: true });
         await fleet?.stop();
     });
 
@@ -73,6 +112,20 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         const result = await timed("pulumi up", () => stack.up({ onEvent: rec.onEvent }));
         expect(result.summary.result).toBe("succeeded");
         outputs = result.outputs;
+    });
+
+    test("the host's exec-plugin kubeconfig served the kubernetes provider and Kamino's CRD reader", async () => {
+        const before = pluginRuns(hostKubeconfig);
+        expect(before).toBeGreaterThanOrEqual(1);
+        // Kamino's reader, in a process of its own (it loads the ES-module client as Pulumi's Node does).
+        const script = `const k = require("./components/kube-read");
+            k.kubeReader(require("fs").readFileSync(process.argv[1], "utf8"), k.crdPath("irisclusters.intersystems.com"))()
+                .then((o) => process.stdout.write(JSON.stringify(o)));`;
+        const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script, hostKubeconfig], { encoding: "utf8" });
+        // Exactly what the API served (the library's typed models would rename schema fields).
+        const live = await fleet.host.client.get(resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: "irisclusters.intersystems.com" }));
+        expect(JSON.parse(out)).toEqual(live);
+        expect(pluginRuns(hostKubeconfig)).toBe(before + 1);
     });
 
     test("the IrisCluster CRD was mirrored into Karmada", async () => {

@@ -6,7 +6,7 @@ import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components
 import { gkeTopology } from "../../components/gke-cluster";
 import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada";
 import { joinNames } from "../../components/karmada-member";
-import { waitForObject } from "../../components/kube-read";
+import { describeError, waitForObject } from "../../components/kube-read";
 import { gkeKubeconfig, serverOf, withServer } from "../../components/kubeconfig";
 import { defaultSubnets, kindInternalEndpoint, renderKindConfig } from "../../components/kind-config";
 import { dockerConfigJson } from "../../components/secret-data";
@@ -146,16 +146,29 @@ describe("waiting for an object", () => {
             if (a instanceof Error) throw a;
             return a;
         };
-        await expect(waitForObject(get, "/p", "thing", { timeoutSeconds: 60, ...clock() })).resolves.toEqual({ metadata: { name: "x" } });
+        await expect(waitForObject(get, "thing", { timeoutSeconds: 60, ...clock() })).resolves.toEqual({ metadata: { name: "x" } });
         expect(answers).toEqual([]);
     });
     test("times out with what it waited for and the last error", async () => {
         const get = async () => {
             throw new Error("HTTP 503");
         };
-        await expect(waitForObject(get, "/p", "CRD irisclusters.intersystems.com", { timeoutSeconds: 30, intervalSeconds: 5, ...clock() })).rejects.toThrow(
+        await expect(waitForObject(get, "CRD irisclusters.intersystems.com", { timeoutSeconds: 30, intervalSeconds: 5, ...clock() })).rejects.toThrow(
             "timed out after 30s waiting for CRD irisclusters.intersystems.com (last result: HTTP 503)",
         );
+    });
+});
+
+describe("describing a failed API request", () => {
+    test("status and the API's message, not the whole body", () => {
+        const body = JSON.stringify({ kind: "Status", message: 'customresourcedefinitions is forbidden: User "x" cannot get', reason: "Forbidden", code: 403 });
+        expect(describeError({ code: 403, body, message: "HTTP-Code: 403" })).toBe('HTTP 403: customresourcedefinitions is forbidden: User "x" cannot get');
+    });
+    test("a body that is not JSON is cut short", () => {
+        expect(describeError({ code: 502, body: "x".repeat(500) })).toBe(`HTTP 502: ${"x".repeat(200)}`);
+    });
+    test("a network error keeps its message", () => {
+        expect(describeError(new Error("connect ECONNREFUSED 127.0.0.1:6443"))).toBe("connect ECONNREFUSED 127.0.0.1:6443");
     });
 });
 
