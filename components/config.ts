@@ -14,6 +14,8 @@ export const CONFIG_NAMESPACE = "kamino";
 export const KAMINO_FEATURE_GATES: Readonly<Record<string, boolean>> = { PropagateDeps: true };
 
 export const DEFAULTS = {
+    /** IRIS pulls a multi-GB image and starts its instance: minutes, more on a cold node. */
+    irisRunningTimeoutSeconds: 900,
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
     karmadaChartVersion: "v1.15.0",
@@ -154,6 +156,10 @@ const irisClusterSchema = z
         imagePullSecrets: z.array(z.string().regex(DNS1123_SUBDOMAIN)).optional(),
         tlsSecret: z.string().regex(DNS1123_SUBDOMAIN).optional(),
         overrides: z.array(overrideSchema).default([]),
+        /** `pulumi up` returns only when IKO reports this IrisCluster Running on every member it is placed on. */
+        waitForRunning: z.boolean().default(true),
+        /** How long `up` waits for that; IRIS takes minutes to pull and start. */
+        runningTimeoutSeconds: z.number().int().min(10).max(7200).default(DEFAULTS.irisRunningTimeoutSeconds),
         /** Further IrisCluster `spec` fields, merged under the generated ones. */
         spec: z.record(z.unknown()).default({}),
     })

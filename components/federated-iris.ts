@@ -4,6 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "./config";
 import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, PlaintextOverrider, PropagationPolicy, ResourceSelector } from "./crds";
+import { RunningWaiter, waitForRunningMembers } from "./iris-running";
 import { inheritedDependsOn } from "./options";
 import { mergeValues } from "./values";
 
@@ -17,6 +18,13 @@ export interface FederatedIrisClusterArgs {
     targetClusters: string[];
     /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
     karmadaLifecycle?: pulumi.Resource;
+    /**
+     * Kubeconfig of the Karmada API (secret). With it, and `config.waitForRunning`, `up` (never a
+     * preview) waits until IKO reports the IrisCluster Running on every target member.
+     */
+    karmadaKubeconfig?: pulumi.Input<string>;
+    /** How to wait for that; the default polls the template's aggregated status in Karmada. */
+    waitForRunning?: RunningWaiter;
 }
 
 /** The IrisCluster spec Kamino generates from a config entry. */
@@ -86,6 +94,8 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
     public readonly overridePolicy?: OverridePolicy;
     /** The member clusters it goes to. */
     public readonly targetClusters: string[];
+    /** On `up`, the members where it runs, once it runs on all of them; absent in preview or when not waiting. */
+    public readonly runningOn?: pulumi.Output<string[]>;
 
     constructor(name: string, args: FederatedIrisClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:FederatedIrisCluster", name, {}, opts);
@@ -123,6 +133,20 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             { metadata: { name: c.name, namespace: c.namespace }, spec: irisClusterSpec(c) },
             { ...child, dependsOn: [...after, this.policy] },
         );
-        this.registerOutputs({ targetClusters: this.targetClusters });
+        if (c.waitForRunning && args.karmadaKubeconfig && !pulumi.runtime.isDryRun()) {
+            // Registered as an output, so the program (and `up`) ends only when this settles. An
+            // apply rather than the provider's pulumi.com/waitFor: that can neither fail fast on a
+            // Failed member nor say which member is not running.
+            const wait = args.waitForRunning ?? waitForRunningMembers;
+            const id = `${c.namespace}/${c.name}`;
+            this.runningOn = pulumi.all([this.template.id, args.karmadaKubeconfig]).apply(async ([, kubeconfig]) => {
+                try {
+                    return await wait(kubeconfig, id, this.targetClusters, c.runningTimeoutSeconds);
+                } catch (e) {
+                    throw new pulumi.ResourceError((e as Error).message, this.template, true);
+                }
+            });
+        }
+        this.registerOutputs({ targetClusters: this.targetClusters, runningOn: this.runningOn });
     }
 }

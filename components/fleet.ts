@@ -11,6 +11,7 @@ import { ExistingCluster } from "./existing-cluster";
 import { FederatedIrisCluster } from "./federated-iris";
 import { IrisClusterInterpreter } from "./iris-interpreter";
 import { IrisOperator } from "./iris-operator";
+import { RunningWaiter } from "./iris-running";
 import { KarmadaControlPlane } from "./karmada";
 import { KarmadaMember } from "./karmada-member";
 import { defaultSubnets } from "./kind-config";
@@ -32,6 +33,8 @@ export interface FleetArgs {
     secretValues: Record<string, pulumi.Output<Record<string, string>>>;
     /** How the IrisCluster CRD is read from the host cluster; the default polls its API server. */
     crdReader?: CrdReader;
+    /** How `up` waits for IrisClusters to run on their members; the default polls Karmada. */
+    runningWaiter?: RunningWaiter;
 }
 
 /** One cluster of the fleet, whatever made it. */
@@ -230,7 +233,7 @@ export class Fleet extends pulumi.ComponentResource {
             const targetOperators = targets.map((t) => this.clusters[t].irisOperator!).filter((o) => o !== undefined);
             this.irisClusters[`${ic.namespace}/${ic.name}`] = new FederatedIrisCluster(
                 ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
-                { config: ic, karmadaProvider, targetClusters: targets, karmadaLifecycle },
+                { config: ic, karmadaProvider, targetClusters: targets, karmadaLifecycle, karmadaKubeconfig: this.karmada.kubeconfig, waitForRunning: args.runningWaiter },
                 {
                     parent: this,
                     dependsOn: [

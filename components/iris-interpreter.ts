@@ -41,7 +41,8 @@ end
 /**
  * The template's status in Karmada: phase Running only when every member runs it, else the
  * first member phase that is not Running (Pending while a member has reported nothing), and
- * one entry per member.
+ * one entry per member with its phase and its first condition that is not True (what `up`
+ * reports when a member does not run it).
  */
 export const AGGREGATE_LUA = `
 function AggregateStatus(desiredObj, statusItems)
@@ -57,6 +58,17 @@ function AggregateStatus(desiredObj, statusItems)
       memberPhase = item.status.phase
     end
     clusters[i] = { name = item.clusterName, phase = memberPhase }
+    if item.status ~= nil and item.status.conditions ~= nil then
+      for _, c in ipairs(item.status.conditions) do
+        if c.status ~= "True" then
+          local text = tostring(c.type) .. "=" .. tostring(c.status)
+          if c.reason ~= nil then text = text .. ": " .. tostring(c.reason) end
+          if c.message ~= nil then text = text .. ": " .. string.sub(tostring(c.message), 1, 200) end
+          clusters[i].condition = text
+          break
+        end
+      end
+    end
     if memberPhase ~= "Running" and phase == "Running" then
       phase = memberPhase
     end

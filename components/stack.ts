@@ -5,11 +5,14 @@ import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, FleetConfig, loadFleetConfig } from "./config";
 import { CrdReader } from "./crd-mirror";
 import { Fleet } from "./fleet";
+import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
     /** Reads the live IrisCluster CRD; the default polls the host's API server. */
     crdReader?: CrdReader;
+    /** Waits for IrisClusters to run on their members; the default polls the Karmada API. */
+    runningWaiter?: RunningWaiter;
 }
 
 /** Builds the whole stack from raw `kamino:*` config and returns the fleet and the stack outputs. */
@@ -22,6 +25,7 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
         config,
         secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
         crdReader: opts.crdReader,
+        runningWaiter: opts.runningWaiter,
     });
     const outputs = {
         clusters: fleet.clusterSummaries,
@@ -50,7 +54,7 @@ export function checkCommands(cfg: FleetConfig): Record<string, string> {
             ? `kind get kubeconfig --name ${cfg.kindNamePrefix}${name} > ${name}.kubeconfig`
             : `pulumi stack output kubeconfigs --show-secrets --json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0, "utf8"))["${name}"])' > ${name}.kubeconfig`;
     };
-    const karmada = "kubectl --kubeconfig karmada.kubeconfig";
+    const karmada = KARMADA_KUBECTL;
     const members = cfg.clusters.filter((c) => !c.karmadaHost);
     const out: Record<string, string> = {
         "1-karmada-kubeconfig": "pulumi stack output karmadaKubeconfig --show-secrets > karmada.kubeconfig",

@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as YAML from "yaml";
 import { CrdReader } from "../../components/crd-mirror";
+import { RunningWaiter } from "../../components/iris-running";
 
 /** A resource the program registered. */
 export type Registered = pulumi.runtime.MockResourceArgs;
@@ -45,6 +46,14 @@ export function fakeCrdReader(calls: string[] = []): CrdReader {
     return async (kubeconfig, crdName) => {
         calls.push(`${crdName}@${YAML.parse(kubeconfig).clusters[0].cluster.server}`);
         return JSON.parse(JSON.stringify(LIVE_IRIS_CRD));
+    };
+}
+
+/** A RunningWaiter that finds every target running at once, recording `id: targets`. */
+export function fakeRunningWaiter(calls: string[] = []): RunningWaiter {
+    return async (_kubeconfig, id, targets) => {
+        calls.push(`${id}: ${targets.join(",")}`);
+        return targets;
     };
 }
 

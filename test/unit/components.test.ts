@@ -14,7 +14,7 @@ import { KarmadaControlPlane } from "../../components/karmada";
 import { KarmadaMember } from "../../components/karmada-member";
 import { KindCluster } from "../../components/kind-cluster";
 import { SecretSync } from "../../components/secret-sync";
-import { fakeCrdReader, fakeKubeconfig, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, valueOf } from "../support/mocks";
+import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, valueOf } from "../support/mocks";
 
 let run: MockRun;
 beforeEach(async () => {
@@ -145,9 +145,37 @@ test("CrdMirror: a CRD that never appears fails the up with what to check", asyn
     await expect(readMirrorSpec(wrongScope, "kubeconfig", args)).rejects.toThrow(/expected \{"kind":"IrisCluster","plural":"irisclusters","scope":"Namespaced"\}/);
 });
 
+const irisEntry = { name: "iris", namespace: "ha", image: "iris:1", placement: { clusterNames: ["a", "b"] }, overrides: [], waitForRunning: true, runningTimeoutSeconds: 120, spec: {} };
+
+describe("FederatedIrisCluster: waiting for IKO to run it", () => {
+    const build = (config = irisEntry, calls: string[] = []) =>
+        new FederatedIrisCluster("f", { config, karmadaProvider: provider("karmada"), targetClusters: ["a", "b"], karmadaKubeconfig: pulumi.secret("kc"), waitForRunning: fakeRunningWaiter(calls) });
+    test("up waits for its target members", async () => {
+        const calls: string[] = [];
+        const f = build(irisEntry, calls);
+        expect(await valueOf(f.runningOn!)).toEqual(["a", "b"]);
+        await run.settle();
+        expect(calls).toEqual(["ha/iris: a,b"]);
+    });
+    test("waitForRunning: false does not wait", async () => {
+        const calls: string[] = [];
+        expect(build({ ...irisEntry, waitForRunning: false }, calls).runningOn).toBeUndefined();
+        await run.settle();
+        expect(calls).toEqual([]);
+    });
+    test("preview never waits", async () => {
+        const preview = new MockRun(true);
+        await preview.install();
+        const calls: string[] = [];
+        expect(build(irisEntry, calls).runningOn).toBeUndefined();
+        await preview.settle();
+        expect(calls).toEqual([]);
+    });
+});
+
 test("FederatedIrisCluster: template, policy and override policy, all on the Karmada provider", async () => {
     const f = new FederatedIrisCluster("f", {
-        config: { name: "iris", namespace: "ha", image: "iris:1", placement: { clusterNames: ["a", "b"] }, overrides: [{ clusterNames: ["b"], image: "iris:2" }], spec: {} },
+        config: { ...irisEntry, overrides: [{ clusterNames: ["b"], image: "iris:2" }] },
         karmadaProvider: provider("karmada"),
         targetClusters: ["a", "b"],
     });

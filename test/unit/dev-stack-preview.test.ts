@@ -2,7 +2,7 @@
 // may be computed from it (no apply on unknowns) and the plan must still hold every resource.
 import * as pulumi from "@pulumi/pulumi";
 import { kaminoStack } from "../../components/stack";
-import { fakeCrdReader, FIXTURE_CHART, isSecretInput, MockRun, stackConfig } from "../support/mocks";
+import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, stackConfig } from "../support/mocks";
 
 const preview = new MockRun(true);
 const update = new MockRun(false);
@@ -16,7 +16,7 @@ let previewStack: ReturnType<typeof kaminoStack>;
 
 beforeAll(async () => {
     await update.install(config);
-    kaminoStack(config, { crdReader: fakeCrdReader() });
+    kaminoStack(config, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
     await update.settle();
 
     await preview.install(config);

@@ -3,18 +3,23 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
-import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
+import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
 
 const run = new MockRun(false);
 const crdReads: string[] = [];
+const runningWaits: string[] = [];
 let stack: ReturnType<typeof kaminoStack>;
 
 beforeAll(async () => {
     // The dev stack as committed; only the IKO chart (InterSystems', not public) is the test stand-in.
     const config = stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
     await run.install(config);
-    stack = kaminoStack(config, { crdReader: fakeCrdReader(crdReads) });
+    stack = kaminoStack(config, { crdReader: fakeCrdReader(crdReads), runningWaiter: fakeRunningWaiter(runningWaits) });
     await run.settle();
+});
+
+test("up waits for federated-iris to run on the members its placement selects", () => {
+    expect(runningWaits).toEqual(["default/federated-iris: ikoclone"]);
 });
 
 const CMD = "command:local:Command";

@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadFleetConfig } from "../../components/config";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
-import { fakeCrdReader, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
+import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
 const MEMBERS = ["m1", "m2", "m3", "m4", "m5"];
@@ -24,7 +24,7 @@ describe("a host and five members", () => {
     beforeAll(async () => {
         await run.install(raw(bigFleet));
         const config = loadFleetConfig(raw(bigFleet), { pathExists: () => true });
-        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader() }, {
+        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() }, {
             // Legacy transformations are inherited by every child and see resource options.
             transformations: [(a) => (seen.push(a), undefined)],
         });

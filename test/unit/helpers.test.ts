@@ -179,6 +179,8 @@ describe("IrisCluster template and overrides", () => {
         image: "iris:1",
         placement: {},
         overrides: [],
+        waitForRunning: true,
+        runningTimeoutSeconds: 900,
         spec: {},
         ...extra,
     });

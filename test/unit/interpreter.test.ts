@@ -42,6 +42,18 @@ describe("status aggregation onto the template", () => {
         const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), item("ikogke", "Failed")]) as { status: { phase: string } };
         expect(out.status.phase).toBe("Failed");
     });
+    test("a member's first condition that is not True is kept, to say why it does not run", () => {
+        const failing = {
+            clusterName: "ikogke",
+            applied: true,
+            status: { phase: "Failed", conditions: [{ type: "Scheduled", status: "True" }, { type: "Ready", status: "False", reason: "ImagePullBackOff", message: "x".repeat(300) }] },
+        };
+        const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), failing]) as { status: { clusters: unknown[] } };
+        expect(out.status.clusters).toEqual([
+            { name: "ikoclone", phase: "Running" },
+            { name: "ikogke", phase: "Failed", condition: `Ready=False: ImagePullBackOff: ${"x".repeat(200)}` },
+        ]);
+    });
     test("a member without status is Pending", () => {
         const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone")]) as { status: unknown };
         expect(out.status).toEqual({ phase: "Pending", clusters: [{ name: "ikoclone", phase: "Pending" }] });

@@ -1,0 +1,113 @@
+// Whether a federated IrisCluster runs on every member it is placed on, read from the status Karmada
+// aggregates onto the template (see AGGREGATE_LUA in iris-interpreter.ts), and the wait for it.
+import { KubeObject, KubeRead, kubeReader } from "./kube-read";
+
+/** IKO phases after which waiting longer will not help: the member needs a look. */
+export const FAILED_PHASES: readonly string[] = ["Failed", "Error"];
+
+/** One member as the template's aggregated status reports it. */
+export interface MemberStatus {
+    /** The member cluster. */
+    name: string;
+    /** IKO's phase there, `Pending` before it reports one, `NotApplied` when Karmada has not applied it. */
+    phase: string;
+    /** The first condition that is not True, as `Type=Status: reason: message`, when IKO reports one. */
+    condition?: string;
+}
+
+/** Where an IrisCluster stands on its members. */
+export interface RunningReport {
+    /** Every member runs it. */
+    running: boolean;
+    /** Members whose copy is not running, in placement order. */
+    notRunning: MemberStatus[];
+    /** Some member reports a failed phase. */
+    failed: boolean;
+}
+
+type AggregatedStatus = { clusters?: Array<{ name?: string; phase?: string; condition?: string }> };
+
+/** Reads the template's aggregated status against the members its placement selects. */
+export function runningReport(template: KubeObject | undefined, targets: string[]): RunningReport {
+    const clusters = (template?.status as AggregatedStatus | undefined)?.clusters;
+    // Lua's empty table reaches JSON as {}: no member has reported.
+    const reported = new Map((Array.isArray(clusters) ? clusters : []).map((c) => [c.name, c]));
+    const notRunning: MemberStatus[] = [];
+    for (const name of targets) {
+        const c = reported.get(name);
+        if (c?.phase === "Running") continue;
+        notRunning.push({ name, phase: c ? (c.phase ?? "Pending") : "NotApplied", ...(c?.condition ? { condition: c.condition } : {}) });
+    }
+    return { running: notRunning.length === 0, notRunning, failed: notRunning.some((m) => FAILED_PHASES.includes(m.phase)) };
+}
+
+/** The one message `up` fails with: the IrisCluster, each member not running and what it reports, and where to look. */
+export function notRunningMessage(id: string, report: RunningReport, why: string, karmadaCommand: string): string {
+    const members = report.notRunning.map((m) => `  ${m.name}: ${m.phase}${m.condition ? ` (${m.condition})` : ""}`);
+    const [namespace, name] = id.split("/");
+    return [
+        `IrisCluster ${id} is not running on ${report.notRunning.length} member(s) ${why}:`,
+        ...members,
+        `See more: ${karmadaCommand} get iriscluster ${name} -n ${namespace} -o yaml (status.clusters), and on a member: kubectl describe iriscluster ${name} -n ${namespace}`,
+        "Fix the member, then run `pulumi up` again: it waits again and changes nothing that already runs.",
+    ].join("\n");
+}
+
+/** How to wait. */
+export interface RunningWaitOptions {
+    /** Give up after this many seconds. */
+    timeoutSeconds: number;
+    /** Seconds between reads. Default 2. */
+    intervalSeconds?: number;
+    /** How a user reaches the Karmada API, for the message (e.g. `kubectl --kubeconfig karmada.kubeconfig`). */
+    karmadaCommand: string;
+    /** Injected clock and sleep, for tests. */
+    now?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Polls the template until every target member runs it. Fails at once when a member reports a
+ * failed phase, or at the deadline; either way with notRunningMessage. Read errors are retried.
+ */
+export async function waitUntilRunning(read: KubeRead, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
+    const now = opts.now ?? Date.now;
+    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const deadline = now() + opts.timeoutSeconds * 1000;
+    let report: RunningReport = runningReport(undefined, targets);
+    let readError: string | undefined;
+    for (;;) {
+        try {
+            report = runningReport(await read(), targets);
+            readError = undefined;
+        } catch (e) {
+            readError = (e as Error).message;
+        }
+        if (!readError && report.running) return report;
+        if (!readError && report.failed) {
+            throw new Error(notRunningMessage(id, { ...report, notRunning: report.notRunning.filter((m) => FAILED_PHASES.includes(m.phase)) }, "(failed)", opts.karmadaCommand));
+        }
+        if (now() >= deadline) {
+            const why = `after ${opts.timeoutSeconds}s${readError ? ` (last read of the Karmada API failed: ${readError})` : ""}`;
+            throw new Error(notRunningMessage(id, report, why, opts.karmadaCommand));
+        }
+        await sleep((opts.intervalSeconds ?? 2) * 1000);
+    }
+}
+
+/**
+ * Waits until the IrisCluster `namespace/name` runs on every target member, reading its template
+ * through a Karmada kubeconfig; resolves the members, rejects with notRunningMessage.
+ */
+export type RunningWaiter = (karmadaKubeconfig: string, id: string, targets: string[], timeoutSeconds: number) => Promise<string[]>;
+
+/** How a user reaches the Karmada API, as the stack's `commands` output tells them to save its kubeconfig. */
+export const KARMADA_KUBECTL = "kubectl --kubeconfig karmada.kubeconfig";
+
+/** The real waiter: polls the template in the Karmada API. */
+export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds) => {
+    const [namespace, name] = id.split("/");
+    const read = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
+    await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL });
+    return targets;
+};
