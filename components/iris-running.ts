@@ -1,15 +1,29 @@
 // Whether a federated IrisCluster runs on every member it is placed on, read from the status Karmada
 // aggregates onto the template (see AGGREGATE_LUA in iris-interpreter.ts), and the wait for it.
-import { KubeObject, KubeRead, kubeReader } from "./kube-read";
+import { KubeObject, kubeReader } from "./kube-read";
 
-/** IKO phases after which waiting longer will not help: the member needs a look. */
-export const FAILED_PHASES: readonly string[] = ["Failed", "Error"];
+/**
+ * Phases after which waiting longer will not help: IKO's failures, and a member Karmada reports
+ * not Ready (its API unreachable), where nothing new can be applied or observed.
+ */
+export const FAILED_PHASES: readonly string[] = ["Failed", "Error", "ClusterNotReady"];
 
-/** One member as the template's aggregated status reports it. */
+/** What the waiter reads from the Karmada API on each poll. */
+export interface KarmadaView {
+    /** The IrisCluster template, with the status Karmada aggregates; undefined when missing. */
+    template?: KubeObject;
+    /** The Karmada `Cluster` of each target member, by name. */
+    clusters: Record<string, KubeObject | undefined>;
+}
+
+/** One member as Karmada reports it. */
 export interface MemberStatus {
     /** The member cluster. */
     name: string;
-    /** IKO's phase there, `Pending` before it reports one, `NotApplied` when Karmada has not applied it. */
+    /**
+     * IKO's phase there; `Pending` before it reports one, `NotApplied` when Karmada has not applied
+     * it, `ClusterNotReady` when Karmada cannot reach the member.
+     */
     phase: string;
     /** The first condition that is not True, as `Type=Status: reason: message`, when IKO reports one. */
     condition?: string;
@@ -27,13 +41,30 @@ export interface RunningReport {
 
 type AggregatedStatus = { clusters?: Array<{ name?: string; phase?: string; condition?: string }> };
 
-/** Reads the template's aggregated status against the members its placement selects. */
-export function runningReport(template: KubeObject | undefined, targets: string[]): RunningReport {
-    const clusters = (template?.status as AggregatedStatus | undefined)?.clusters;
+type ClusterStatus = { status?: { conditions?: Array<{ type?: string; status?: string; reason?: string; message?: string }> } };
+
+/** `Ready=False: reason: message` when a Karmada Cluster is not Ready, else undefined. */
+export function clusterNotReady(cluster: KubeObject | undefined): string | undefined {
+    if (!cluster) return "Cluster object missing in Karmada";
+    const ready = (cluster as ClusterStatus).status?.conditions?.find((c) => c.type === "Ready");
+    if (ready?.status === "True") return undefined;
+    if (!ready) return "Ready condition not reported yet";
+    return [`Ready=${ready.status}`, ready.reason, ready.message].filter(Boolean).join(": ");
+}
+
+/** Reads the template's aggregated status and the members' Clusters against the members its placement selects. */
+export function runningReport(view: KarmadaView, targets: string[]): RunningReport {
+    const clusters = (view.template?.status as AggregatedStatus | undefined)?.clusters;
     // Lua's empty table reaches JSON as {}: no member has reported.
     const reported = new Map((Array.isArray(clusters) ? clusters : []).map((c) => [c.name, c]));
     const notRunning: MemberStatus[] = [];
     for (const name of targets) {
+        // Karmada's view of the member comes first: a status it can no longer refresh is stale.
+        const notReady = name in view.clusters ? clusterNotReady(view.clusters[name]) : undefined;
+        if (notReady) {
+            notRunning.push({ name, phase: "ClusterNotReady", condition: notReady });
+            continue;
+        }
         const c = reported.get(name);
         if (c?.phase === "Running") continue;
         notRunning.push({ name, phase: c ? (c.phase ?? "Pending") : "NotApplied", ...(c?.condition ? { condition: c.condition } : {}) });
@@ -70,11 +101,11 @@ export interface RunningWaitOptions {
  * Polls the template until every target member runs it. Fails at once when a member reports a
  * failed phase, or at the deadline; either way with notRunningMessage. Read errors are retried.
  */
-export async function waitUntilRunning(read: KubeRead, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
+export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
     const now = opts.now ?? Date.now;
     const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const deadline = now() + opts.timeoutSeconds * 1000;
-    let report: RunningReport = runningReport(undefined, targets);
+    let report: RunningReport = runningReport({ clusters: {} }, targets);
     let readError: string | undefined;
     for (;;) {
         try {
@@ -107,7 +138,12 @@ export const KARMADA_KUBECTL = "kubectl --kubeconfig karmada.kubeconfig";
 /** The real waiter: polls the template in the Karmada API. */
 export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds) => {
     const [namespace, name] = id.split("/");
-    const read = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
+    const template = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
+    const clusters = targets.map((t) => [t, kubeReader(karmadaKubeconfig, `/apis/cluster.karmada.io/v1alpha1/clusters/${t}`)] as const);
+    const read = async (): Promise<KarmadaView> => ({
+        template: await template(),
+        clusters: Object.fromEntries(await Promise.all(clusters.map(async ([t, r]) => [t, await r()] as const))),
+    });
     await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL });
     return targets;
 };

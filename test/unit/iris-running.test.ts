@@ -1,17 +1,20 @@
 // Whether a federated IrisCluster runs everywhere it is placed, and the wait `pulumi up` does for it.
 import { KubeObject } from "../../components/kube-read";
-import { notRunningMessage, runningReport, waitUntilRunning } from "../../components/iris-running";
+import { KarmadaView, notRunningMessage, runningReport, waitUntilRunning } from "../../components/iris-running";
 
 const template = (clusters?: unknown): KubeObject => ({ kind: "IrisCluster", status: clusters === undefined ? undefined : { phase: "x", clusters } });
+/** What the waiter reads: the template, and (optionally) the members' Karmada Clusters. */
+const view = (clusters?: unknown, members: Record<string, KubeObject | undefined> = {}): KarmadaView => ({ template: template(clusters), clusters: members });
+const ready = (status: string, reason?: string, message?: string): KubeObject => ({ kind: "Cluster", status: { conditions: [{ type: "Ready", status, reason, message }] } });
 const KARMADA = "kubectl --kubeconfig karmada.kubeconfig";
 
 describe("runningReport", () => {
     test("running when every target member reports Running", () => {
-        const r = runningReport(template([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }]), ["a", "b"]);
+        const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }]), ["a", "b"]);
         expect(r).toEqual({ running: true, notRunning: [], failed: false });
     });
     test("a member Karmada has not applied it to is NotApplied; one without a phase is Pending", () => {
-        const r = runningReport(template([{ name: "a", phase: "Running" }, { name: "b" }]), ["a", "b", "c"]);
+        const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b" }]), ["a", "b", "c"]);
         expect(r.notRunning).toEqual([
             { name: "b", phase: "Pending" },
             { name: "c", phase: "NotApplied" },
@@ -20,21 +23,26 @@ describe("runningReport", () => {
         expect(r.failed).toBe(false);
     });
     test("members outside the placement do not count", () => {
-        expect(runningReport(template([{ name: "a", phase: "Running" }, { name: "z", phase: "Failed" }]), ["a"]).running).toBe(true);
+        expect(runningReport(view([{ name: "a", phase: "Running" }, { name: "z", phase: "Failed" }]), ["a"]).running).toBe(true);
     });
     test("a Failed member is failed, with its condition", () => {
-        const r = runningReport(template([{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }]), ["a"]);
+        const r = runningReport(view([{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }]), ["a"]);
         expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }] });
     });
+    test("a member Karmada reports not Ready is ClusterNotReady and failed, whatever its last status said", () => {
+        const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }], { a: ready("True"), b: ready("False", "ClusterNotReachable", "cluster is not reachable") }), ["a", "b"]);
+        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }] });
+        expect(runningReport(view([{ name: "a", phase: "Running" }], { a: undefined }), ["a"]).notRunning).toEqual([{ name: "a", phase: "ClusterNotReady", condition: "Cluster object missing in Karmada" }]);
+    });
     test("no status yet, and Lua's empty table ({}), mean nothing is applied", () => {
-        expect(runningReport(template(), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
-        expect(runningReport(template({}), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
-        expect(runningReport(undefined, ["a"]).running).toBe(false);
+        expect(runningReport(view(), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
+        expect(runningReport(view({}), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
+        expect(runningReport({ clusters: {} }, ["a"]).running).toBe(false);
     });
 });
 
 test("the message names the IrisCluster, each member not running with what it reports, and where to look", () => {
-    const msg = notRunningMessage("iris/federated-iris", runningReport(template([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed", condition: "Ready=False: X" }]), ["a", "b"]), "after 900s", KARMADA);
+    const msg = notRunningMessage("iris/federated-iris", runningReport(view([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed", condition: "Ready=False: X" }]), ["a", "b"]), "after 900s", KARMADA);
     expect(msg.split("\n")).toEqual([
         "IrisCluster iris/federated-iris is not running on 2 member(s) after 900s:",
         "  a: Creating",
@@ -49,13 +57,13 @@ describe("waitUntilRunning", () => {
         let t = 0;
         return { now: () => t, sleep: async (ms: number) => void (t += ms), elapsed: () => t / 1000 };
     };
-    const reads = (...answers: Array<KubeObject | undefined | Error>) => {
+    const reads = (...answers: Array<KarmadaView | Error>) => {
         const calls: number[] = [];
         return {
             calls,
             read: async () => {
                 calls.push(1);
-                const a = answers.length > 1 ? answers.shift() : answers[0];
+                const a = (answers.length > 1 ? answers.shift() : answers[0])!;
                 if (a instanceof Error) throw a;
                 return a;
             },
@@ -63,14 +71,14 @@ describe("waitUntilRunning", () => {
     };
     test("returns once every member runs, retrying read errors", async () => {
         const c = clock();
-        const r = reads(template([{ name: "a", phase: "Creating" }]), new Error("ECONNREFUSED"), template([{ name: "a", phase: "Running" }]));
+        const r = reads(view([{ name: "a", phase: "Creating" }]), new Error("ECONNREFUSED"), view([{ name: "a", phase: "Running" }]));
         await expect(waitUntilRunning(r.read, "default/iris", ["a"], { timeoutSeconds: 60, karmadaCommand: KARMADA, ...c })).resolves.toMatchObject({ running: true });
         expect(r.calls).toHaveLength(3);
         expect(c.elapsed()).toBe(4);
     });
     test("fails at once when a member reports Failed, naming only that member", async () => {
         const c = clock();
-        const r = reads(template([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed" }]));
+        const r = reads(view([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed" }]));
         await expect(waitUntilRunning(r.read, "default/iris", ["a", "b"], { timeoutSeconds: 600, karmadaCommand: KARMADA, ...c })).rejects.toThrow(
             /^IrisCluster default\/iris is not running on 1 member\(s\) \(failed\):\n {2}b: Failed\n/,
         );
@@ -78,7 +86,7 @@ describe("waitUntilRunning", () => {
     });
     test("times out naming every member not running", async () => {
         const c = clock();
-        const r = reads(template([{ name: "a", phase: "Running" }, { name: "b", phase: "Creating" }]));
+        const r = reads(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Creating" }]));
         await expect(waitUntilRunning(r.read, "default/iris", ["a", "b"], { timeoutSeconds: 30, intervalSeconds: 5, karmadaCommand: KARMADA, ...c })).rejects.toThrow(
             /^IrisCluster default\/iris is not running on 1 member\(s\) after 30s:\n {2}b: Creating\n/,
         );

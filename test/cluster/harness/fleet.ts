@@ -203,6 +203,18 @@ export class LoopbackFleet {
         return this.supervisor?.processes ?? [];
     }
 
+    /** Stops one cluster's API server (host, member or "karmada"): clients get connection refused until startApiServer(). */
+    async stopApiServer(name: string): Promise<void> {
+        await this.supervisor!.stopOne(this.server(name).apiserver);
+    }
+
+    /** Starts an API server stopped by stopApiServer() again, with the same flags and data, and waits until it is ready. */
+    async startApiServer(name: string): Promise<void> {
+        const s = this.server(name);
+        s.apiserver = this.supervisor!.restart(s.apiserver);
+        await this.waitForReadyz(s);
+    }
+
     /** Throws, with log tails, if any process of the fleet has exited. */
     assertRunning(): void {
         const dead = this.supervisor?.crashed() ?? [];

@@ -11,3 +11,5 @@ export { waitFor, WaitError } from "./wait";
 export * from "./karmada-objects";
 export { joinCluster, joinNames, clusterCondition, removeMemberJoinObjects, CLUSTER_API_VERSION, KARMADA_SYSTEM_LABELS } from "./join";
 export type { JoinOptions, JoinResult, KarmadaClusterObject } from "./join";
+export { IkoPlayer } from "./iko-player";
+export type { IkoReport } from "./iko-player";

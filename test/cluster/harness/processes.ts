@@ -150,6 +150,7 @@ export class ManagedProcess {
 /** Starts processes with logs in one directory and stops them all, newest first. */
 export class ProcessSupervisor {
     private readonly procs: ManagedProcess[] = [];
+    private readonly stoppedOnPurpose = new Set<ManagedProcess>();
     private closed = false;
 
     constructor(readonly logDir: string) {
@@ -172,7 +173,21 @@ export class ProcessSupervisor {
 
     /** Processes that have exited although nobody stopped them. */
     crashed(): ManagedProcess[] {
-        return this.procs.filter((p) => p.exit !== undefined);
+        return this.procs.filter((p) => p.exit !== undefined && !this.stoppedOnPurpose.has(p));
+    }
+
+    /** Stops one process on purpose (a fault a test injects): it does not count as crashed. */
+    async stopOne(p: ManagedProcess): Promise<void> {
+        this.stoppedOnPurpose.add(p);
+        await p.stop();
+    }
+
+    /** Starts a process stopped with stopOne() again, with the same spec; the log is appended to. */
+    restart(p: ManagedProcess): ManagedProcess {
+        if (!this.stoppedOnPurpose.has(p) || p.exit === undefined) throw new Error(`${p.name} was not stopped with stopOne()`);
+        this.procs.splice(this.procs.indexOf(p), 1);
+        this.stoppedOnPurpose.delete(p);
+        return this.start(p.spec);
     }
 
     /**

@@ -1,0 +1,68 @@
+// Plays IKO on the member API servers, which run no pods: every IrisCluster that appears on a
+// member is given the status IKO would report, after a delay, as IKO does once IRIS has started.
+import { ApiServer } from "./fleet";
+import { KubeObject, resourcePath } from "./kube-client";
+
+/** What a member's IKO reports for its IrisClusters. */
+export interface IkoReport {
+    /** `status.phase`, e.g. Running, Creating, Failed. */
+    phase: string;
+    /** A condition to report with it, e.g. a Ready=False with the reason IRIS does not start. */
+    condition?: { type: string; status: "True" | "False" | "Unknown"; reason?: string; message?: string };
+}
+
+const RUNNING: IkoReport = { phase: "Running", condition: { type: "Ready", status: "True" } };
+const IRIS_LIST = resourcePath("intersystems.com/v1alpha1", "irisclusters");
+
+type Iris = KubeObject & { status?: { phase?: string } };
+
+/** Reports IrisCluster status on the members, Running by default; start() to begin, stop() to end. */
+export class IkoPlayer {
+    private readonly reports = new Map<string, IkoReport>();
+    private readonly firstSeen = new Map<string, number>();
+    private timer: NodeJS.Timeout | undefined;
+    private busy: Promise<void> = Promise.resolve();
+
+    /** @param delayMs how long after an IrisCluster appears on a member its status is written. */
+    constructor(
+        private readonly members: ApiServer[],
+        private readonly delayMs: number,
+    ) {}
+
+    /** What `member` reports from now on (also for IrisClusters it reported before). */
+    report(member: string, report: IkoReport = RUNNING): this {
+        if (!this.members.some((m) => m.name === member)) throw new Error(`no member ${member}`);
+        this.reports.set(member, report);
+        return this;
+    }
+
+    start(): this {
+        if (!this.timer) this.timer = setInterval(() => (this.busy = this.busy.then(() => this.tick())), 500);
+        return this;
+    }
+
+    async stop(): Promise<void> {
+        if (this.timer) clearInterval(this.timer);
+        this.timer = undefined;
+        await this.busy;
+    }
+
+    private async tick(): Promise<void> {
+        await Promise.all(this.members.map((m) => this.reportOn(m).catch(() => undefined))); // a stopped member is skipped
+    }
+
+    private async reportOn(member: ApiServer): Promise<void> {
+        const want = this.reports.get(member.name) ?? RUNNING;
+        const list = await member.client.get<KubeObject & { items?: Iris[] }>(IRIS_LIST);
+        for (const iris of list?.items ?? []) {
+            const key = `${member.name}/${iris.metadata?.namespace}/${iris.metadata?.name}/${iris.metadata?.uid}`;
+            const seen = this.firstSeen.get(key) ?? Date.now();
+            this.firstSeen.set(key, seen);
+            if (Date.now() - seen < this.delayMs || iris.status?.phase === want.phase) continue;
+            // The member's CRD has no status subresource (IKO's has none), so status is patched on the object.
+            await member.client.mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }), {
+                status: { phase: want.phase, conditions: want.condition ? [want.condition] : null },
+            });
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// The stack config every cluster test runs: the loopback fleet's clusters declared `existing`,
+// the harness's Karmada, the stand-in IKO chart, and the dev stack's federated-iris placed on every
+// member, plus one synced Secret.
+import * as fs from "fs";
+import * as YAML from "yaml";
+import { EngineSandbox } from "../support/engine";
+import { LoopbackFleet } from "./harness";
+
+export const LICENSE = "IRIS-LICENSE-FOR-TESTS";
+
+/** A stack of the sandbox's project on the loopback fleet. */
+export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet, name: string, opts: { hostKubeconfig?: string; runningTimeoutSeconds?: number } = {}) {
+    const dev = YAML.parse(fs.readFileSync("Pulumi.dev.yaml", "utf8")).config;
+    const stack = await sandbox.stack(name, undefined, {
+        "kamino:clusters": [
+            { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: opts.hostKubeconfig ?? fleet.hostKubeconfig },
+            ...fleet.members.map((m) => ({ name: m.name, provider: "existing", kubeconfigPath: m.kubeconfig, labels: { lab: "loopback" } })),
+        ],
+        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
+        "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
+        // No nodes run pods here: Helm must not wait for the operator's pod.
+        "kamino:testing": { skipAwait: true },
+        "kamino:irisClusters": dev["kamino:irisClusters"].map((i: Record<string, unknown>) => ({
+            ...i,
+            placement: { clusterLabels: { lab: "loopback" } },
+            runningTimeoutSeconds: opts.runningTimeoutSeconds ?? 180,
+        })),
+        "kamino:secrets": [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }],
+    });
+    await setLicense(stack, LICENSE);
+    return stack;
+}
+
+/** Sets (or rotates) the synced license Secret's value. */
+export async function setLicense(stack: Awaited<ReturnType<EngineSandbox["stack"]>>, value: string): Promise<void> {
+    await stack.setConfig("kamino:irisLicense", { value: JSON.stringify({ "iris.key": value }), secret: true });
+}
