@@ -5,11 +5,14 @@ import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, FleetConfig, loadFleetConfig } from "./config";
 import { CrdReader } from "./crd-mirror";
 import { Fleet } from "./fleet";
+import { assertPreflight, PreflightEnvironment, systemPreflightEnvironment } from "./preflight";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
     /** Reads the live IrisCluster CRD; the default polls the host's API server. */
     crdReader?: CrdReader;
+    /** How preflight reaches this machine (commands, ports, files); the default is the real one. */
+    preflight?: Partial<PreflightEnvironment>;
 }
 
 /** Builds the whole stack from raw `kamino:*` config and returns the fleet and the stack outputs. */
@@ -18,6 +21,9 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
         isSecret: opts.isSecret ?? isSecretConfigKey,
     });
+    // Before the Fleet, like config errors: a machine that cannot run the stack gets every fix at
+    // once and nothing created. Checks that spawn processes wait for `up`.
+    assertPreflight(config, { ...systemPreflightEnvironment(), ...opts.preflight }, { dryRun: pulumi.runtime.isDryRun() });
     const fleet = new Fleet("kamino", {
         config,
         secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),

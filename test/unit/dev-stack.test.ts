@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
 import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
 
 const run = new MockRun(false);
 const crdReads: string[] = [];
@@ -13,7 +14,7 @@ beforeAll(async () => {
     // The dev stack as committed; only the IKO chart (InterSystems', not public) is the test stand-in.
     const config = stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
     await run.install(config);
-    stack = kaminoStack(config, { crdReader: fakeCrdReader(crdReads) });
+    stack = kaminoStack(config, { crdReader: fakeCrdReader(crdReads), preflight: healthyMachine() });
     await run.settle();
 });
 
