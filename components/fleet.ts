@@ -275,7 +275,7 @@ export class Fleet extends pulumi.ComponentResource {
                         serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
                         // The Karmada API's NodePort must be mapped when the node container is created.
                         portMappings: hostsHelmKarmada
-                            ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort }]
+                            ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
                             : [],
                     },
                     opts,

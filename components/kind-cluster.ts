@@ -3,6 +3,7 @@ import * as command from "@pulumi/command";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { KindConfigArgs, kindInternalEndpoint, renderKindConfig } from "./kind-config";
+import { KIND_DELETE_SCRIPT, kindCreateScript } from "./kind-scripts";
 
 /** Arguments of a KindCluster. */
 export interface KindClusterArgs extends KindConfigArgs {
@@ -31,15 +32,14 @@ export class KindCluster extends pulumi.ComponentResource {
         const kindConfig = renderKindConfig(args);
         const environment = { KIND_CLUSTER_NAME: args.kindName };
 
-        // Guarded create: a re-run after a failed `up` (or an update of this command) adopts the
-        // cluster instead of failing on "already exists". A changed kind config replaces the cluster.
+        // Guarded create: a re-run after a failed `up` (or an update of this command) adopts a cluster
+        // that matches this config instead of failing on "already exists"; any other cluster of that
+        // name (a hand-made one) fails at once. A changed kind config replaces the cluster.
         this.lifecycle = new command.local.Command(
             `${name}-kind`,
             {
-                create:
-                    'kind get clusters 2>/dev/null | grep -qx "$KIND_CLUSTER_NAME" || ' +
-                    'kind create cluster --name "$KIND_CLUSTER_NAME" --config -',
-                delete: 'kind delete cluster --name "$KIND_CLUSTER_NAME"',
+                create: kindCreateScript(args),
+                delete: KIND_DELETE_SCRIPT,
                 stdin: kindConfig,
                 environment,
                 triggers: [kindConfig],

@@ -9,6 +9,8 @@ export interface PortMapping {
     hostPort: number;
     /** Host address to bind; loopback keeps the port off the network. */
     listenAddress?: string;
+    /** What the port is for, named in errors (not part of kind's config). */
+    description?: string;
 }
 
 /** What a kind cluster looks like. */

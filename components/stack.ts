@@ -6,6 +6,7 @@ import { CONFIG_NAMESPACE, ConfigEnvironment, FleetConfig, loadFleetConfig } fro
 import { CrdReader } from "./crd-mirror";
 import { Fleet } from "./fleet";
 import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
+import { assertPreflight, PreflightEnvironment, systemPreflightEnvironment } from "./preflight";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
@@ -13,6 +14,8 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     crdReader?: CrdReader;
     /** Waits for IrisClusters to run on their members; the default polls the Karmada API. */
     runningWaiter?: RunningWaiter;
+    /** How preflight reaches this machine (commands, ports, files); the default is the real one. */
+    preflight?: Partial<PreflightEnvironment>;
 }
 
 /** Builds the whole stack from raw `kamino:*` config and returns the fleet and the stack outputs. */
@@ -21,6 +24,9 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
         isSecret: opts.isSecret ?? isSecretConfigKey,
     });
+    // Before the Fleet, like config errors: a machine that cannot run the stack gets every fix at
+    // once and nothing created. Checks that spawn processes wait for `up`.
+    assertPreflight(config, { ...systemPreflightEnvironment(), ...opts.preflight }, { dryRun: pulumi.runtime.isDryRun() });
     const fleet = new Fleet("kamino", {
         config,
         secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),

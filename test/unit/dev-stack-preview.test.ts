@@ -3,6 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, stackConfig } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
 
 const preview = new MockRun(true);
 const update = new MockRun(false);
@@ -16,11 +17,15 @@ let previewStack: ReturnType<typeof kaminoStack>;
 
 beforeAll(async () => {
     await update.install(config);
-    kaminoStack(config, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
+    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
     await update.settle();
 
     await preview.install(config);
-    previewStack = kaminoStack(config, { crdReader: reader });
+    // Preview spawns nothing: a machine whose every process or port probe fails the test.
+    const noProcess = (): never => {
+        throw new Error("preview must not run kind, docker or a port probe");
+    };
+    previewStack = kaminoStack(config, { crdReader: reader, preflight: { run: noProcess, probePort: noProcess } });
     await preview.settle();
 });
 

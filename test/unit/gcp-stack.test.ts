@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
 
 const config = stackConfig("Pulumi.gcp.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
 
@@ -11,7 +12,7 @@ describe.each([false, true])("gcp stack (preview: %s)", (preview) => {
     const run = new MockRun(preview);
     beforeAll(async () => {
         await run.install(config, [], "gcp");
-        kaminoStack(config, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
+        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
         await run.settle();
     });
 

@@ -3,6 +3,7 @@
 import { kaminoStack } from "../../components/stack";
 import { describeErrors, karmadaValidators } from "../support/karmada-schemas";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, Registered, stackConfig } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
 
 const validators = karmadaValidators();
 const KARMADA_GROUPS = ["policy.karmada.io/v1alpha1", "cluster.karmada.io/v1alpha1", "config.karmada.io/v1alpha1"];
@@ -29,7 +30,7 @@ beforeAll(async () => {
     for (const [name, config] of stacks) {
         const run = new MockRun(false);
         await run.install(config, ["kamino:lic", "kamino:icr"], name);
-        kaminoStack(config, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
+        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
         await run.settle();
         for (const r of run.resources.filter(isKarmadaObject)) {
             const [, apiVersion, kind] = /^kubernetes:(.+):(\w+)$/.exec(r.type)!;

@@ -3,6 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
 
 const LICENSE = "LICENSE-KEY-0001";
 const PASSWORD = "icr-token-s3cret";
@@ -35,7 +36,7 @@ const SECRET_KEYS = ["kamino:irisLicense", "kamino:icr", "kamino:irisTls"];
 async function runStack(cfg: Record<string, string>, preview = false) {
     const run = new MockRun(preview);
     await run.install(cfg, SECRET_KEYS);
-    const stack = kaminoStack(cfg, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
+    const stack = kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
     await run.settle();
     return { run, stack };
 }
@@ -137,7 +138,7 @@ describe("rotation and removal", () => {
         const cfg = config(LICENSE, [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }]);
         const run = new MockRun(false);
         await run.install(cfg, SECRET_KEYS);
-        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() })).toThrow(/kamino:irisTls: unknown config key; remove it with 'pulumi config rm kamino:irisTls'/);
+        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() })).toThrow(/kamino:irisTls: unknown config key; remove it with 'pulumi config rm kamino:irisTls'/);
         await run.settle();
     });
 });
@@ -156,7 +157,7 @@ describe("config errors", () => {
         await run.install(cfg, secretKeys);
         let error: Error | undefined;
         try {
-            kaminoStack(cfg, { crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() });
+            kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
         } catch (e) {
             error = e as Error;
         }
