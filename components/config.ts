@@ -352,7 +352,8 @@ export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironm
 /** Every `kamino:` key of the stack (prefix dropped), its value parsed from JSON where it is JSON. */
 function configInput(raw: Record<string, string>): Record<string, unknown> {
     const prefix = `${CONFIG_NAMESPACE}:`;
-    const input: Record<string, unknown> = {};
+    // No prototype: keys are user input, and `constructor` or `__proto__` must not look set.
+    const input: Record<string, unknown> = Object.create(null);
     for (const [key, text] of Object.entries(raw)) {
         if (!key.startsWith(prefix)) continue;
         try {
@@ -625,7 +626,7 @@ export function checkSecrets(cfg: CheckedConfig, { input, env }: CheckContext): 
 
 function checkSecretSource(at: ConfigPath, key: string, type: SecretConfig["type"], input: Record<string, unknown>, env: ConfigEnvironment): Problem[] {
     const full = `${CONFIG_NAMESPACE}:${key}`;
-    if (!(key in input)) {
+    if (!hasOwn(input, key)) {
         return [{ path: at, reason: `config key '${full}' is not set`, fix: `set it with 'pulumi config set --secret ${full} ...'` }];
     }
     const problems: Problem[] = [];
@@ -684,7 +685,7 @@ export function checkSecretReferences(cfg: CheckedConfig): Problem[] {
 export function checkUnknownKeys(cfg: CheckedConfig, { input }: CheckContext): Problem[] {
     const sources = new Set(secretSourceKeys(cfg));
     return Object.keys(input)
-        .filter((short) => !(short in KEY_SCHEMAS) && !sources.has(short))
+        .filter((short) => !hasOwn(KEY_SCHEMAS, short) && !sources.has(short))
         .map((short) => {
             const hint = closestKey(short);
             return {
@@ -711,6 +712,7 @@ const CROSS_CHECKS: ConfigCheck[] = [
     checkUnknownKeys,
 ];
 
+const hasOwn = (o: object, key: PropertyKey) => Object.prototype.hasOwnProperty.call(o, key);
 const memberNames = (cfg: CheckedConfig) => new Set(cfg.clusters.filter((c) => !c.karmadaHost).map((c) => c.name));
 const useMembers = (members: Set<string>) => (members.size > 0 ? `use a member cluster: ${[...members].join(", ")}` : "add a member cluster first");
 
@@ -757,7 +759,7 @@ function renderProblems(problems: Problem[], ctx: RenderContext): string[] {
     return problems.map((p) => scrub(renderProblem(p, ctx), secrets));
 }
 
-export function renderProblem(p: Problem, ctx: RenderContext): string {
+function renderProblem(p: Problem, ctx: RenderContext): string {
     return `${configKey(p.path)} ${showAt(p.path, ctx)}: ${p.reason}; fix: ${p.fix}`;
 }
 
@@ -786,7 +788,7 @@ export function showValue(value: unknown): string {
 export function lookup(root: unknown, path: ConfigPath): { found: boolean; value?: unknown } {
     let here: unknown = root;
     for (const step of path) {
-        if (typeof here !== "object" || here === null || !Object.prototype.hasOwnProperty.call(here, step)) return { found: false };
+        if (typeof here !== "object" || here === null || !hasOwn(here, step)) return { found: false };
         here = (here as Record<string | number, unknown>)[step];
     }
     return here === undefined ? { found: false } : { found: true, value: here };
@@ -805,7 +807,7 @@ function secretStrings(ctx: RenderContext): string[] {
         else if (Array.isArray(v)) v.forEach(walk);
         else if (typeof v === "object" && v !== null) Object.values(v).forEach(walk);
     };
-    for (const key of ctx.secretKeys) if (key in KEY_SCHEMAS) walk(ctx.input[key]);
+    for (const key of ctx.secretKeys) if (hasOwn(KEY_SCHEMAS, key)) walk(ctx.input[key]);
     // Longest first, so a secret containing another is cut whole.
     return [...new Set(out)].filter((s) => s.length >= MIN_SCRUBBED_SECRET).sort((a, b) => b.length - a.length);
 }

@@ -353,6 +353,13 @@ const BAD: Record<string, BadCase> = {
         fix: "pulumi config set --secret --path kamino:icr.password",
         secretKeys: ["kamino:icr"],
     },
+    "Secret source named like an object built-in": {
+        config: { ...base, secrets: [{ name: "s", fromConfig: "constructor" }] },
+        key: "kamino:secrets[0].fromConfig",
+        shown: '= "constructor"',
+        fix: "pulumi config set --secret kamino:constructor",
+    },
+    "unknown key named like an object built-in": { config: { ...base, toString: "x" }, key: "kamino:toString", shown: '= "x"', fix: "pulumi config rm kamino:toString" },
     "IKO pull secret source not set": {
         config: { ...base, iko: { chartPath: "./chart", imagePullSecretFromConfig: "icr" } },
         key: "kamino:iko.imagePullSecretFromConfig",
