@@ -125,7 +125,7 @@ describe("bad config", () => {
         const run = new MockRun(false);
         const bad = { ...bigFleet, clusters: [{ name: "hub", provider: "kind" }, { name: "m1", provider: "kind" }] };
         await run.install(raw(bad));
-        expect(() => kaminoStack(raw(bad), { pathExists: () => true })).toThrow(/kamino:clusters: no cluster has 'karmadaHost: true'/);
+        expect(() => kaminoStack(raw(bad), { pathExists: () => true })).toThrow(/kamino:clusters = \[\{"name":"hub","provider":"kind"\},\{"name":"m1","provider":"…: no cluster has 'karmadaHost: true'; fix: mark exactly one/);
         await run.settle();
         expect(run.resources).toEqual([]);
     });

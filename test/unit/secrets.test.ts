@@ -138,7 +138,7 @@ describe("rotation and removal", () => {
         const cfg = config(LICENSE, [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }]);
         const run = new MockRun(false);
         await run.install(cfg, SECRET_KEYS);
-        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() })).toThrow(/kamino:irisTls: unknown config key; remove it with 'pulumi config rm kamino:irisTls'/);
+        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() })).toThrow(/kamino:irisTls = \[secret\]: unknown config key; fix: remove it with 'pulumi config rm kamino:irisTls'/);
         await run.settle();
     });
 });
@@ -170,34 +170,34 @@ describe("config errors", () => {
         const cfg = config();
         cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", tlsSecret: "iris-tls" }]);
         expect(await attempt(cfg)).toMatch(
-            /kamino:irisClusters\[0\]\.tlsSecret: IrisCluster 'iris' goes to ikoclone but kamino:secrets\[2\] \('iris-tls'\) is not synced there; widen the Secret's placement/,
+            /kamino:irisClusters\[0\]\.tlsSecret = "iris-tls": IrisCluster 'iris' goes to ikoclone but kamino:secrets\[2\] \('iris-tls'\) is not synced there; fix: widen the Secret's placement/,
         );
     });
     test("a referenced Secret that is not synced at all", async () => {
         const cfg = config();
         cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", licenseKeySecret: "nope" }]);
-        expect(await attempt(cfg)).toMatch(/kamino:irisClusters\[0\]\.licenseKeySecret: Secret 'iris\/nope' is not in kamino:secrets/);
+        expect(await attempt(cfg)).toMatch(/kamino:irisClusters\[0\]\.licenseKeySecret = "nope": Secret 'iris\/nope' is not in kamino:secrets; fix: add it there/);
     });
     test("values must come from secret config", async () => {
         expect(await attempt(config(), ["kamino:icr", "kamino:irisTls"])).toMatch(
-            /kamino:secrets\[0\]\.fromConfig: config key 'kamino:irisLicense' is not a secret; set it again with 'pulumi config set --secret kamino:irisLicense/,
+            /kamino:secrets\[0\]\.fromConfig = "irisLicense": config key 'kamino:irisLicense' is not a secret; fix: set it again with 'pulumi config set --secret kamino:irisLicense/,
         );
     });
     test("a missing source key", async () => {
         const cfg = config();
         delete cfg["kamino:irisLicense"];
-        expect(await attempt(cfg)).toMatch(/kamino:secrets\[0\]\.fromConfig: config key 'kamino:irisLicense' is not set/);
+        expect(await attempt(cfg)).toMatch(/kamino:secrets\[0\]\.fromConfig = "irisLicense": config key 'kamino:irisLicense' is not set; fix: set it with 'pulumi config set --secret kamino:irisLicense/);
     });
     test("a registry secret without password", async () => {
         const cfg = config();
         cfg["kamino:icr"] = JSON.stringify({ server: "s", username: "u" });
-        expect(await attempt(cfg)).toMatch(/kamino:secrets\[1\]\.fromConfig: 'kamino:icr' lacks 'password' for a dockerconfigjson Secret/);
+        expect(await attempt(cfg)).toMatch(/kamino:secrets\[1\]\.fromConfig = "icr": 'kamino:icr' lacks 'password' for a dockerconfigjson Secret; fix: /);
     });
     test("duplicate Secrets", async () => {
         const cfg = config(LICENSE, [
             { name: "a", namespace: "iris", fromConfig: "irisLicense" },
             { name: "a", namespace: "iris", fromConfig: "irisLicense" },
         ]);
-        expect(await attempt(cfg)).toMatch(/kamino:secrets\[1\]\.name: duplicate Secret 'iris\/a' \(also secrets\[0\]\)/);
+        expect(await attempt(cfg)).toMatch(/kamino:secrets\[1\]\.name = "a": duplicate Secret 'iris\/a' \(also secrets\[0\]\); fix: /);
     });
 });
