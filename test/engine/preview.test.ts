@@ -34,6 +34,34 @@ test("the committed dev stack stops exactly at the kind clusters: no command pro
     expect(rec.steps.map((s) => s.type)).toEqual(expect.arrayContaining(["pulumi:pulumi:Stack", "kamino:index:Fleet", "kamino:index:KindCluster"]));
 });
 
+describe("plain `pulumi preview` loads the program without type checking (tsconfig.pulumi.json)", () => {
+    // A type error the engine would stop at if ts-node type-checked; `npm test` (tsc) catches it instead.
+    const TYPE_ERROR = '\nconst kaminoTypeCheckProbe: number = "not a number";\nvoid kaminoTypeCheckProbe;\n';
+    const previewWithTypeError = async (env: Record<string, string>) => {
+        const own = new EngineSandbox(toolchainPath("engine"));
+        try {
+            fs.appendFileSync(path.join(own.project, "index.ts"), TYPE_ERROR);
+            Object.assign(own.env, env);
+            const stack = await own.stack("dev", "Pulumi.dev.yaml", CHART);
+            return await stack.preview().then(
+                () => "succeeded",
+                (e: Error) => e.message,
+            );
+        } finally {
+            own.cleanup();
+        }
+    };
+    test("the program runs despite a type error", async () => {
+        // It runs up to the kind clusters (see above), so the error is the missing command plugin, not TS2322.
+        const outcome = await previewWithTypeError({});
+        expect(outcome).toMatch(/no resource plugin 'pulumi-resource-command' found/);
+        expect(outcome).not.toMatch(/TS2322/);
+    });
+    test("with type checking forced on, the same program is refused (so the test above can fail)", async () => {
+        expect(await previewWithTypeError({ PULUMI_NODEJS_TRANSPILE_ONLY: "false" })).toMatch(/TS2322/);
+    });
+});
+
 describe("the dev fleet with its clusters declared `existing`, fresh state", () => {
     let steps: PlannedStep[];
     let diagnostics: string[];
