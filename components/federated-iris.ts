@@ -94,7 +94,10 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
     public readonly overridePolicy?: OverridePolicy;
     /** The member clusters it goes to. */
     public readonly targetClusters: string[];
-    /** On `up`, the members where it runs, once it runs on all of them; absent in preview or when not waiting. */
+    /**
+     * On `up`, the members where it runs, once it runs on all of them (empty after a failed wait,
+     * whose message is logged on the template); absent in preview or when not waiting.
+     */
     public readonly runningOn?: pulumi.Output<string[]>;
 
     constructor(name: string, args: FederatedIrisClusterArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -143,7 +146,10 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
                 try {
                     return await wait(kubeconfig, id, this.targetClusters, c.runningTimeoutSeconds);
                 } catch (e) {
-                    throw new pulumi.ResourceError((e as Error).message, this.template, true);
+                    // Logged on the template, as the user's one message; a logged error fails `up`
+                    // (exit code, "failed" summary) while every resource already made stays in state.
+                    pulumi.log.error((e as Error).message, this.template);
+                    return [];
                 }
             });
         }
