@@ -96,6 +96,17 @@ export function crdGroup(crdName: string): string {
     return crdName.slice(dot + 1);
 }
 
+/** The copy's fields that come from the live CRD: unknown, and ignored for an existing copy, in a preview. */
+export const LIVE_FIELDS = [
+    "spec.names.singular",
+    "spec.names.listKind",
+    "spec.names.shortNames",
+    "spec.names.categories",
+    "spec.versions",
+    "spec.conversion",
+    "spec.preserveUnknownFields",
+];
+
 /** A copy of a live CRD in another API server. */
 export class CrdMirror extends pulumi.ComponentResource {
     /** The CRD created in the target API. */
@@ -105,33 +116,39 @@ export class CrdMirror extends pulumi.ComponentResource {
         super("kamino:index:CrdMirror", name, {}, opts);
         const reader = args.reader ?? readLiveCrd;
         const id = args.identity;
+        // The live CRD is read on `up` only. A preview must not depend on reaching the source
+        // cluster (a CI runner usually cannot), nor wait for it: the fields that come from the live
+        // CRD are unknown in a preview and, for a copy that exists already, ignored, so the copy
+        // shows as unchanged whether or not the source is reachable. A PR cannot change the live
+        // CRD (IKO writes it); an IKO chart change shows as an update of IKO's release instead.
+        const preview = pulumi.runtime.isDryRun();
         // Read with a secret kubeconfig, the spec is still not secret: keep it readable in diffs.
-        const live = pulumi.unsecret(
-            pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args)),
-        );
-        const field = <T>(key: string) => live.apply((s) => s[key] as T);
-        const liveName = (key: "singular" | "listKind") => field<Record<string, string>>("names").apply((n) => n[key]);
-        const liveNames = (key: "shortNames" | "categories") => field<Record<string, string[]>>("names").apply((n) => n[key]);
+        const live = preview
+            ? undefined
+            : pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args)));
+        const field = <T>(key: string): pulumi.Input<T> => (live ? live.apply((s) => s[key] as T) : (pulumi.unknown as unknown as pulumi.Input<T>));
+        const liveNames = <T>(key: "singular" | "listKind" | "shortNames" | "categories"): pulumi.Input<T> =>
+            live ? live.apply((s) => (s.names as Record<string, T>)[key]) : (pulumi.unknown as unknown as pulumi.Input<T>);
         // Known parts stay known in preview; the rest follows the live CRD.
         const spec: k8s.types.input.apiextensions.v1.CustomResourceDefinitionSpec = {
             group: crdGroup(args.crdName),
             names: {
                 kind: id.kind,
                 plural: id.plural,
-                singular: liveName("singular"),
-                listKind: liveName("listKind"),
-                shortNames: liveNames("shortNames"),
-                categories: liveNames("categories"),
+                singular: liveNames<string>("singular"),
+                listKind: liveNames<string>("listKind"),
+                shortNames: liveNames<string[]>("shortNames"),
+                categories: liveNames<string[]>("categories"),
             },
             scope: id.scope,
-            versions: field("versions"),
-            conversion: field("conversion"),
-            preserveUnknownFields: field("preserveUnknownFields"),
+            versions: field<k8s.types.input.apiextensions.v1.CustomResourceDefinitionVersion[]>("versions"),
+            conversion: field<k8s.types.input.apiextensions.v1.CustomResourceConversion>("conversion"),
+            preserveUnknownFields: field<boolean>("preserveUnknownFields"),
         };
         this.crd = new k8s.apiextensions.v1.CustomResourceDefinition(
             `${name}-crd`,
             { metadata: { name: args.crdName }, spec },
-            { parent: this, provider: args.targetProvider, deletedWith: args.targetLifecycle },
+            { parent: this, provider: args.targetProvider, deletedWith: args.targetLifecycle, ignoreChanges: preview ? LIVE_FIELDS : undefined },
         );
         this.registerOutputs({ crdName: args.crdName });
     }

@@ -130,7 +130,9 @@ export class KarmadaMember extends pulumi.ComponentResource {
         };
         this.cluster = new KarmadaCluster(
             `${name}-cluster`,
-            { metadata: { name: args.clusterName, labels: args.labels ?? {} }, spec },
+            // No labels is no `labels` key: the API server drops an empty map, and `labels: {}` then
+            // shows as a change in every preview.
+            { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
             { ...onKarmada, dependsOn: [credentials, impersonatorCredentials, binding] },
         );

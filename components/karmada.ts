@@ -124,7 +124,10 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
         this.provider = new k8s.Provider(
             `${name}-api`,
-            { kubeconfig: this.kubeconfig, clusterIdentifier: args.clusterIdentifier },
+            // enableSecretMutable: a changed synced Secret is updated in place. By default the provider
+            // replaces a Secret whose data changes (delete, then create), and Karmada would delete the
+            // Secret from every member in between.
+            { kubeconfig: this.kubeconfig, clusterIdentifier: args.clusterIdentifier, enableSecretMutable: true },
             { parent: this },
         );
 
