@@ -242,7 +242,8 @@ pulumi-resource-kubernetes_build() {
   return $rc
 }
 
-pulumi-language-nodejs_version() { echo "$PULUMI_LANGHOST_SDK_VERSION"; }
+# "+options": the build includes the runtime-options shim below (a cache key of its own).
+pulumi-language-nodejs_version() { echo "$PULUMI_LANGHOST_SDK_VERSION+options"; }
 pulumi-language-nodejs_regen() {
   local w="$TOOLS/pulumi-language-nodejs" gomod
   gomod=$(mod_field "github.com/pulumi/pulumi/sdk/v3@$PULUMI_LANGHOST_SDK_VERSION" GoMod) || return 1
@@ -265,10 +266,27 @@ pulumi-language-nodejs_regen() {
 pulumi-language-nodejs_build() {
   local out=$1 w="$TOOLS/pulumi-language-nodejs"
   check_wrapper "$w" github.com/pulumi/pulumi/sdk/v3 "$PULUMI_LANGHOST_SDK_VERSION" || return 1
-  wrapper_build "$w" "$out/pulumi-language-nodejs" "" \
+  wrapper_build "$w" "$out/pulumi-language-nodejs.bin" "" \
     "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_LANGHOST_SDK_VERSION" \
     github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs || return 1
-  [ -x "$out/pulumi-language-nodejs" ]
+  # The v3.68.0 host takes Pulumi.yaml's runtime options (typescript, tsconfig, nodeargs) only as
+  # flags; current CLIs send them in the RunRequest, which it does not read. The shim reads them
+  # from the Pulumi.yaml of the project the CLI starts it in, as a current host would, so tests run
+  # the program the way users' `pulumi` does (e.g. transpile-only through tsconfig.pulumi.json).
+  cat >"$out/pulumi-language-nodejs" <<'SHIM'
+#!/bin/sh
+# Pulumi.yaml's runtime options as the v3.68.0 host's flags, before the CLI's own arguments.
+here=$(dirname "$0")
+if [ -f Pulumi.yaml ]; then
+  for key in typescript tsconfig nodeargs; do
+    value=$(sed -n "s/^ *$key: *//p" Pulumi.yaml | head -n 1)
+    if [ -n "$value" ]; then set -- "-$key=$value" "$@"; fi
+  done
+fi
+exec "$here/pulumi-language-nodejs.bin" "$@"
+SHIM
+  chmod 755 "$out/pulumi-language-nodejs"
+  [ -x "$out/pulumi-language-nodejs.bin" ]
 }
 
 etcd_version() { echo "$ETCD_VERSION"; }
