@@ -95,10 +95,10 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
     /** The member clusters it goes to. */
     public readonly targetClusters: string[];
     /**
-     * On `up`, the members where it runs, once it runs on all of them (empty after a failed wait,
-     * whose message is logged on the template); absent in preview or when not waiting.
+     * On `up`, the members where it runs, once it runs on all of them; it rejects with a
+     * ResourceError on the template otherwise. Absent in preview or when not waiting.
      */
-    public readonly runningOn?: pulumi.Output<string[]>;
+    public readonly running?: Promise<string[]>;
 
     constructor(name: string, args: FederatedIrisClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:FederatedIrisCluster", name, {}, opts);
@@ -137,22 +137,20 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             { ...child, dependsOn: [...after, this.policy] },
         );
         if (c.waitForRunning && args.karmadaKubeconfig && !pulumi.runtime.isDryRun()) {
-            // Registered as an output, so the program (and `up`) ends only when this settles. An
-            // apply rather than the provider's pulumi.com/waitFor: that can neither fail fast on a
-            // Failed member nor say which member is not running.
+            // A poll rather than the provider's pulumi.com/waitFor annotation: that can neither fail
+            // fast on a Failed member nor say which member is not running. The program awaits this
+            // promise (index.ts), so `up` ends when it settles; a failure is a ResourceError on the
+            // template, which Pulumi prints there as it is and which fails `up`, while every resource
+            // already made stays in state.
             const wait = args.waitForRunning ?? waitForRunningMembers;
             const id = `${c.namespace}/${c.name}`;
-            this.runningOn = pulumi.all([this.template.id, args.karmadaKubeconfig]).apply(async ([, kubeconfig]) => {
-                try {
-                    return await wait(kubeconfig, id, this.targetClusters, c.runningTimeoutSeconds);
-                } catch (e) {
-                    // Logged on the template, as the user's one message; a logged error fails `up`
-                    // (exit code, "failed" summary) while every resource already made stays in state.
-                    pulumi.log.error((e as Error).message, this.template);
-                    return [];
-                }
+            const kubeconfig = args.karmadaKubeconfig;
+            this.running = new Promise<string[]>((resolve, reject) => {
+                pulumi.all([this.template.id, kubeconfig]).apply(([, kc]) => {
+                    wait(kc, id, this.targetClusters, c.runningTimeoutSeconds).then(resolve, (e: Error) => reject(new pulumi.ResourceError(e.message, this.template, true)));
+                });
             });
         }
-        this.registerOutputs({ targetClusters: this.targetClusters, runningOn: this.runningOn });
+        this.registerOutputs({ targetClusters: this.targetClusters });
     }
 }

@@ -86,6 +86,11 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly clusterSummaries: ClusterSummary[];
     /** Kubeconfigs of all clusters, keyed by name; secret. */
     public readonly kubeconfigs: pulumi.Output<Record<string, string>>;
+    /**
+     * On `up`, settles once every federated IrisCluster runs on its members (rejecting with the
+     * first failure); resolved at once in preview. The program awaits it.
+     */
+    public readonly running: Promise<void>;
 
     constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:Fleet", name, {}, opts);
@@ -247,6 +252,8 @@ export class Fleet extends pulumi.ComponentResource {
                 },
             );
         }
+
+        this.running = Promise.all(Object.values(this.irisClusters).map((f) => f.running)).then(() => undefined);
 
         this.clusterSummaries = Object.values(this.clusters).map((c) => ({
             name: c.config.name,

@@ -22,7 +22,7 @@ export interface MemberStatus {
     name: string;
     /**
      * IKO's phase there; `Pending` before it reports one, `NotApplied` when Karmada has not applied
-     * it, `ClusterNotReady` when Karmada cannot reach the member.
+     * it; or the member's own state in Karmada (see clusterState).
      */
     phase: string;
     /** The first condition that is not True, as `Type=Status: reason: message`, when IKO reports one. */
@@ -43,13 +43,17 @@ type AggregatedStatus = { clusters?: Array<{ name?: string; phase?: string; cond
 
 type ClusterStatus = { status?: { conditions?: Array<{ type?: string; status?: string; reason?: string; message?: string }> } };
 
-/** `Ready=False: reason: message` when a Karmada Cluster is not Ready, else undefined. */
-export function clusterNotReady(cluster: KubeObject | undefined): string | undefined {
-    if (!cluster) return "Cluster object missing in Karmada";
+/**
+ * A member as its Karmada Cluster shows it, when that is not Ready: `NotJoined` (no Cluster) and
+ * `Joining` (no Ready condition yet, as right after a join) may still turn Ready; `ClusterNotReady`
+ * (Ready False or Unknown: Karmada cannot reach the member) is failed. Undefined when Ready.
+ */
+export function clusterState(cluster: KubeObject | undefined): MemberStatus | undefined {
+    if (!cluster) return { name: "", phase: "NotJoined" };
     const ready = (cluster as ClusterStatus).status?.conditions?.find((c) => c.type === "Ready");
     if (ready?.status === "True") return undefined;
-    if (!ready) return "Ready condition not reported yet";
-    return [`Ready=${ready.status}`, ready.reason, ready.message].filter(Boolean).join(": ");
+    if (!ready) return { name: "", phase: "Joining" };
+    return { name: "", phase: "ClusterNotReady", condition: [`Ready=${ready.status}`, ready.reason, ready.message].filter(Boolean).join(": ") };
 }
 
 /** Reads the template's aggregated status and the members' Clusters against the members its placement selects. */
@@ -60,9 +64,9 @@ export function runningReport(view: KarmadaView, targets: string[]): RunningRepo
     const notRunning: MemberStatus[] = [];
     for (const name of targets) {
         // Karmada's view of the member comes first: a status it can no longer refresh is stale.
-        const notReady = name in view.clusters ? clusterNotReady(view.clusters[name]) : undefined;
+        const notReady = name in view.clusters ? clusterState(view.clusters[name]) : undefined;
         if (notReady) {
-            notRunning.push({ name, phase: "ClusterNotReady", condition: notReady });
+            notRunning.push({ ...notReady, name });
             continue;
         }
         const c = reported.get(name);

@@ -18,7 +18,10 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     preflight?: Partial<PreflightEnvironment>;
 }
 
-/** Builds the whole stack from raw `kamino:*` config and returns the fleet and the stack outputs. */
+/**
+ * Builds the whole stack from raw `kamino:*` config and returns the fleet, the stack outputs, and
+ * a promise the program awaits: on `up`, that every federated IrisCluster runs on its members.
+ */
 export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
     const config = loadFleetConfig(raw, {
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
@@ -43,7 +46,7 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
         syncedSecrets: fleet.secretSync?.targets ?? {},
         commands: checkCommands(config),
     };
-    return { config, fleet, outputs };
+    return { config, fleet, outputs, running: fleet.running };
 }
 
 /** Reads every secret config key the fleet config references, as secret outputs. */

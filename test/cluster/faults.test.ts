@@ -94,10 +94,12 @@ afterAll(async () => {
     await fleet?.stop();
 });
 
-test("pulumi up killed with SIGKILL during the joins: cancel, refresh --clear-pending-creates, up converges", async () => {
+test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear-pending-creates, up converges", async () => {
     const up = cli(["up", "--yes", "--skip-preview"]);
-    // Kill the whole process group (CLI, language host, providers) as the first Karmada Cluster is being created.
-    await waitFor("the joins under way", async () => (/cluster\.karmada\.io\/v1alpha1:Cluster .*creating/.test(up.output()) ? true : undefined), { timeoutMs: 240_000, intervalMs: 100 });
+    // Kill the CLI's process group (CLI and language host; the providers outlive it) as federated-iris's
+    // policy is created: the joins are done or under way, the IKO releases are done. (A kill during a
+    // Helm install leaves Helm's own pending record; the README says how to clear it.)
+    await waitFor("the policies under way", async () => (/PropagationPolicy federated-iris-policy creating/.test(up.output()) ? true : undefined), { timeoutMs: 240_000, intervalMs: 50 });
     process.kill(-up.pid!, "SIGKILL");
     await new Promise((r) => up.on("exit", r));
 
@@ -118,14 +120,16 @@ test("pulumi up killed with SIGKILL during the joins: cancel, refresh --clear-pe
 
 test("an IrisCluster failing on one member: up fails naming exactly that member; after it recovers, up converges", async () => {
     iko.report("ikoclone2", { phase: "Failed", condition: { type: "Ready", status: "False", reason: "ErrImagePull", message: "image not found" } });
-    await waitFor("ikoclone2 reports Failed", async () => ((await member("ikoclone2").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Failed" ? true : undefined), WAIT);
-    const failed = await timed("failing member: up fails", () => run(["up", "--yes", "--skip-preview"]));
-    expect(failed.code).not.toBe(0);
-    // The CLI indents a diagnostic's lines; the message is Kamino's, on the template.
-    expect(failed.output).toMatch(/IrisCluster \(federated-iris-template\):\n\s+error: IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: Failed \(Ready=False: ErrImagePull: image not found\)\n/);
-    expect(failed.output).not.toMatch(/^\s+ikoclone: /m);
-
-    iko.report("ikoclone2");
+    try {
+        await waitFor("ikoclone2 reports Failed", async () => ((await member("ikoclone2").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Failed" ? true : undefined), WAIT);
+        const failed = await timed("failing member: up fails", () => run(["up", "--yes", "--skip-preview"]));
+        expect(failed.code).not.toBe(0);
+        // The CLI indents a diagnostic's lines; the message is Kamino's, on the template.
+        expect(failed.output).toMatch(/IrisCluster \(federated-iris-template\):\n\s+error: IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: Failed \(Ready=False: ErrImagePull: image not found\)\n/);
+        expect(failed.output).not.toMatch(/^\s+ikoclone: /m);
+    } finally {
+        iko.report("ikoclone2");
+    }
     await timed("failing member: up after recovery", async () => expect((await stack.up()).summary.result).toBe("succeeded"));
     await expectNoOp();
 });

@@ -153,13 +153,25 @@ describe("FederatedIrisCluster: waiting for IKO to run it", () => {
     test("up waits for its target members", async () => {
         const calls: string[] = [];
         const f = build(irisEntry, calls);
-        expect(await valueOf(f.runningOn!)).toEqual(["a", "b"]);
+        expect(await f.running).toEqual(["a", "b"]);
         await run.settle();
         expect(calls).toEqual(["ha/iris: a,b"]);
     });
+    test("a member that is not running rejects with the waiter's message, as a ResourceError on the template", async () => {
+        const failing = async () => {
+            throw new Error("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
+        };
+        const f = new FederatedIrisCluster("f", { config: irisEntry, karmadaProvider: provider("karmada"), targetClusters: ["a", "b"], karmadaKubeconfig: "kc", waitForRunning: failing });
+        const err = await f.running!.then(() => undefined, (e: unknown) => e);
+        expect(pulumi.ResourceError.isInstance(err)).toBe(true);
+        expect((err as pulumi.ResourceError).message).toBe("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
+        expect((err as pulumi.ResourceError).resource).toBe(f.template);
+        expect((err as pulumi.ResourceError).hideStack).toBe(true);
+        await run.settle();
+    });
     test("waitForRunning: false does not wait", async () => {
         const calls: string[] = [];
-        expect(build({ ...irisEntry, waitForRunning: false }, calls).runningOn).toBeUndefined();
+        expect(build({ ...irisEntry, waitForRunning: false }, calls).running).toBeUndefined();
         await run.settle();
         expect(calls).toEqual([]);
     });
@@ -167,7 +179,7 @@ describe("FederatedIrisCluster: waiting for IKO to run it", () => {
         const preview = new MockRun(true);
         await preview.install();
         const calls: string[] = [];
-        expect(build(irisEntry, calls).runningOn).toBeUndefined();
+        expect(build(irisEntry, calls).running).toBeUndefined();
         await preview.settle();
         expect(calls).toEqual([]);
     });

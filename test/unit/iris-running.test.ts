@@ -32,7 +32,13 @@ describe("runningReport", () => {
     test("a member Karmada reports not Ready is ClusterNotReady and failed, whatever its last status said", () => {
         const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }], { a: ready("True"), b: ready("False", "ClusterNotReachable", "cluster is not reachable") }), ["a", "b"]);
         expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }] });
-        expect(runningReport(view([{ name: "a", phase: "Running" }], { a: undefined }), ["a"]).notRunning).toEqual([{ name: "a", phase: "ClusterNotReady", condition: "Cluster object missing in Karmada" }]);
+    });
+    test("a member just joined (no Ready condition yet) or not joined is waited for, not failed", () => {
+        const joining = runningReport(view([{ name: "a", phase: "Running" }], { a: { kind: "Cluster", status: {} } }), ["a"]);
+        expect(joining).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "Joining" }] });
+        const missing = runningReport(view([{ name: "a", phase: "Running" }], { a: undefined }), ["a"]);
+        expect(missing).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "NotJoined" }] });
+        expect(runningReport(view([], { a: ready("Unknown", "ClusterStatusUnknown") }), ["a"]).failed).toBe(true);
     });
     test("no status yet, and Lua's empty table ({}), mean nothing is applied", () => {
         expect(runningReport(view(), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
