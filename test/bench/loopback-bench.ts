@@ -1,0 +1,96 @@
+// `npm run bench`: the everyday loop timed on the loopback fleet (real engine, real Karmada, IKO
+// played by the harness with no delay), at several member counts, several runs each. Prints a
+// table (min / median / max) and writes the same figures as JSON.
+//
+//   KAMINO_BENCH_SCALES=1,2,4,8  member counts (default 1,2,4,8)
+//   KAMINO_BENCH_RUNS=3          runs per count (default 3)
+//   KAMINO_BENCH_OUT=bench-results.json
+import * as fs from "fs";
+import * as os from "os";
+import { EngineSandbox, toolchainPath } from "../support/engine";
+import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath } from "../cluster/harness";
+import { loopbackStack } from "../cluster/loopback-stack";
+
+const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").map(Number);
+const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
+const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
+const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
+
+const METRICS = ["harness_start_s", "up_s", "propagated_s", "noop_up_s", "preview_s", "destroy_s"] as const;
+type Metric = (typeof METRICS)[number];
+type Stats = { min: number; median: number; max: number; runs: number[] };
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+const stats = (xs: number[]): Stats => {
+    const s = [...xs].sort((a, b) => a - b);
+    const mid = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    return { min: s[0], median: Math.round(mid * 10) / 10, max: s[s.length - 1], runs: xs };
+};
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+    const t = Date.now();
+    const out = await fn();
+    return [out, seconds(Date.now() - t)];
+}
+
+/** One run at one scale: a fresh harness and stack, up / no-op up / preview / destroy. */
+async function once(members: number, binPath: string): Promise<Record<Metric, number>> {
+    const names = Array.from({ length: members }, (_, i) => (i === 0 ? "ikoclone" : `ikoclone${i + 1}`));
+    const fleet = new LoopbackFleet({ hostName: "ikofett", members: names });
+    const sandbox = new EngineSandbox(binPath);
+    let iko: IkoPlayer | undefined;
+    try {
+        const [, harness] = await timed(() => fleet.start());
+        iko = new IkoPlayer(fleet.members, 0).start();
+        const stack = await loopbackStack(sandbox, fleet, `bench-${members}`);
+
+        // Propagated: from the start of `up` until federated-iris exists on every member.
+        const t0 = Date.now();
+        let propagatedAt: number | undefined;
+        const watch = (async () => {
+            while (propagatedAt === undefined) {
+                const found = await Promise.all(fleet.members.map((m) => m.client.get<KubeObject>(IRIS).catch(() => undefined)));
+                if (found.every((f) => f)) propagatedAt = Date.now();
+                else await new Promise((r) => setTimeout(r, 200));
+            }
+        })();
+        const up = await stack.up();
+        const upS = seconds(Date.now() - t0);
+        if (up.summary.result !== "succeeded") throw new Error(`up ${up.summary.result}`);
+        await watch;
+        const [, noop] = await timed(() => stack.up({ expectNoChanges: true }));
+        const [, preview] = await timed(() => stack.preview());
+        const [, destroy] = await timed(() => stack.destroy());
+        return { harness_start_s: harness, up_s: upS, propagated_s: seconds(propagatedAt! - t0), noop_up_s: noop, preview_s: preview, destroy_s: destroy };
+    } finally {
+        await iko?.stop();
+        sandbox.cleanup();
+        await fleet.stop();
+    }
+}
+
+async function main(): Promise<void> {
+    const binPath = toolchainPath("engine");
+    const results: Record<string, Record<Metric, Stats>> = {};
+    for (const members of SCALES) {
+        const runs: Record<Metric, number>[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            const r = await once(members, binPath);
+            console.log(`members=${members} run ${i + 1}/${RUNS}: ${METRICS.map((m) => `${m}=${r[m]}`).join(" ")}`);
+            runs.push(r);
+        }
+        results[String(members)] = Object.fromEntries(METRICS.map((m) => [m, stats(runs.map((r) => r[m]))])) as Record<Metric, Stats>;
+    }
+    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS };
+    fs.writeFileSync(OUT, JSON.stringify({ machine, ...results }, null, 2) + "\n");
+
+    const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
+    const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
+    console.log([`seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`, head, `|---|${METRICS.map(() => "---").join("|")}|`, ...rows].join("\n"));
+    console.log(`wrote ${OUT}`);
+}
+
+main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+});
