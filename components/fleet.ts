@@ -179,6 +179,7 @@ export class Fleet extends pulumi.ComponentResource {
                     zones: cluster.zones,
                     memberLifecycle: cluster.lifecycle,
                     karmadaLifecycle,
+                    joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [],
                 },
                 { parent: this },
             );

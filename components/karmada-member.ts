@@ -29,6 +29,12 @@ export interface KarmadaMemberArgs {
     memberLifecycle?: pulumi.Resource;
     /** Resource whose deletion deletes the Karmada control plane; Karmada-side objects likewise. */
     karmadaLifecycle?: pulumi.Resource;
+    /**
+     * Resources the member must have before it joins, e.g. IKO's release, which brings the
+     * IrisCluster CRD. Karmada's first collection of the member's APIs then has it, and the
+     * scheduler does not wait a status-sync period (10 s by default) to place IrisClusters there.
+     */
+    joinAfter?: pulumi.Resource[];
 }
 
 /** The names `karmadactl join` uses (pkg/util/names). */
@@ -134,7 +140,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             // shows as a change in every preview.
             { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
-            { ...onKarmada, dependsOn: [credentials, impersonatorCredentials, binding] },
+            { ...onKarmada, dependsOn: [credentials, impersonatorCredentials, binding, ...(args.joinAfter ?? [])] },
         );
         this.registerOutputs({ clusterName: this.clusterName });
     }
