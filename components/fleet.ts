@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { Cilium } from "./cilium";
-import { ClusterConfig, FleetConfig, resolvePlacement } from "./config";
+import { ClusterConfig, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
 import { CrdMirror, CrdReader } from "./crd-mirror";
 import { IrisCluster } from "./crds";
 import { ExistingCluster } from "./existing-cluster";
@@ -58,6 +58,13 @@ export interface FleetCluster {
     irisOperator?: IrisOperator;
 }
 
+/** The Karmada API as the objects in it see it: its provider, and what deletes it whole. */
+interface KarmadaTarget {
+    provider: k8s.Provider;
+    /** Deleting this deletes the Karmada API; its objects are then not deleted one by one. */
+    lifecycle?: pulumi.Resource;
+}
+
 /** Summary of one cluster, as a stack output. */
 export interface ClusterSummary {
     name: string;
@@ -105,35 +112,85 @@ export class Fleet extends pulumi.ComponentResource {
             this.clusters[c.name] = this.createCluster(c, cfg, usesHelmKarmada && c.karmadaHost, kindIndex);
             if (c.provider === "kind") kindIndex++;
         }
-
-        // 2. Add-ons on every cluster: Cilium on kind (GKE has Dataplane V2), then IKO.
+        // 2. Add-ons on every cluster.
         const pullCredentials = cfg.iko.imagePullSecretFromConfig
             ? (args.secretValues[cfg.iko.imagePullSecretFromConfig] as pulumi.Output<unknown> as pulumi.Output<RegistryCredentials>)
             : undefined;
-        for (const cluster of Object.values(this.clusters)) {
-            const addonOpts = { parent: this, deletedWith: cluster.lifecycle };
-            const cilium = (cluster.cilium =
-                cluster.config.provider === "kind"
-                    ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
-                    : undefined);
-            cluster.irisOperator = new IrisOperator(
-                `${cluster.config.name}-iko`,
-                {
-                    provider: cluster.provider,
-                    chartPath: cfg.iko.chartPath,
-                    namespace: cfg.iko.namespace,
-                    releaseName: cfg.iko.releaseName,
-                    values: cfg.iko.values,
-                    registryCredentials: pullCredentials,
-                    skipAwait: cfg.testing.skipAwait,
-                },
-                { ...addonOpts, dependsOn: cilium ? [cilium.release] : [] },
-            );
-        }
+        for (const cluster of Object.values(this.clusters)) this.addOns(cluster, cfg, pullCredentials);
 
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[host.name];
-        this.karmada = new KarmadaControlPlane(
+        this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
+        const onKarmada: KarmadaTarget = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined };
+
+        // 4. Join every other cluster in Push mode.
+        for (const cluster of Object.values(this.clusters)) {
+            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, onKarmada);
+        }
+
+        // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
+        this.crdMirror = new CrdMirror(
+            "iris-crd",
+            {
+                crdName: IRIS_CRD,
+                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
+                sourceKubeconfig: hostCluster.kubeconfig,
+                sourceName: host.name,
+                sourceReady: hostCluster.irisOperator!.release.status,
+                timeoutSeconds: cfg.iko.crdWaitSeconds,
+                targetProvider: onKarmada.provider,
+                reader: args.crdReader,
+                targetLifecycle: onKarmada.lifecycle,
+            },
+            { parent: this },
+        );
+        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider: onKarmada.provider, karmadaLifecycle: onKarmada.lifecycle }, { parent: this });
+
+        // 6. Namespaces, 7. synced Secrets, 8. federated IrisClusters.
+        const namespaces = this.namespaces(cfg, onKarmada);
+        this.secretSync = this.syncSecrets(cfg, args.secretValues, onKarmada, namespaces);
+        const prerequisites = [this.crdMirror, interpreter, ...Object.values(this.members).map((m) => m.cluster), ...namespaces, ...(this.secretSync ? [this.secretSync] : [])];
+        for (const ic of cfg.irisClusters) this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
+        this.running = Promise.all(Object.values(this.irisClusters).map((f) => f.running)).then(() => undefined);
+
+        this.clusterSummaries = Object.values(this.clusters).map((c) => ({
+            name: c.config.name,
+            provider: c.config.provider,
+            karmadaHost: c.config.karmadaHost,
+            apiEndpoint: c.apiEndpoint,
+        }));
+        this.kubeconfigs = pulumi.secret(
+            pulumi.all(Object.fromEntries(Object.values(this.clusters).map((c) => [c.config.name, c.kubeconfig]))) as pulumi.Output<Record<string, string>>,
+        );
+        this.registerOutputs({ clusterSummaries: this.clusterSummaries, kubeconfigs: this.kubeconfigs });
+    }
+
+    /** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */
+    private addOns(cluster: FleetCluster, cfg: FleetConfig, pullCredentials: pulumi.Output<RegistryCredentials> | undefined): void {
+        const addonOpts = { parent: this, deletedWith: cluster.lifecycle };
+        const cilium = (cluster.cilium =
+            cluster.config.provider === "kind"
+                ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
+                : undefined);
+        cluster.irisOperator = new IrisOperator(
+            `${cluster.config.name}-iko`,
+            {
+                provider: cluster.provider,
+                chartPath: cfg.iko.chartPath,
+                namespace: cfg.iko.namespace,
+                releaseName: cfg.iko.releaseName,
+                values: cfg.iko.values,
+                registryCredentials: pullCredentials,
+                skipAwait: cfg.testing.skipAwait,
+            },
+            { ...addonOpts, dependsOn: cilium ? [cilium.release] : [] },
+        );
+    }
+
+    /** Karmada's chart on the host cluster, or a control plane that already runs. */
+    private karmadaControlPlane(hostCluster: FleetCluster, cfg: FleetConfig, usesHelmKarmada: boolean): KarmadaControlPlane {
+        const host = hostCluster.config;
+        return new KarmadaControlPlane(
             "karmada",
             usesHelmKarmada
                 ? {
@@ -158,114 +215,80 @@ export class Fleet extends pulumi.ComponentResource {
             // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
             { parent: this, deletedWith: usesHelmKarmada ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
-        const karmadaProvider = this.karmada.provider;
-        const karmadaLifecycle = usesHelmKarmada ? hostCluster.lifecycle : undefined;
+    }
 
-        // 4. Join every other cluster in Push mode.
-        for (const cluster of Object.values(this.clusters)) {
-            if (cluster.config.karmadaHost) continue;
-            const c = cluster.config;
-            this.members[c.name] = new KarmadaMember(
-                `${c.name}-member`,
-                {
-                    clusterName: c.name,
-                    memberProvider: cluster.provider,
-                    karmadaProvider,
-                    karmadaClusterNamespace: this.karmada.clusterNamespace,
-                    apiEndpoint: cluster.apiEndpoint,
-                    labels: c.labels,
-                    provider: c.provider,
-                    region: cluster.region,
-                    zones: cluster.zones,
-                    memberLifecycle: cluster.lifecycle,
-                    karmadaLifecycle,
-                    joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [],
-                },
-                { parent: this },
-            );
-        }
-
-        // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
-        this.crdMirror = new CrdMirror(
-            "iris-crd",
+    /** The Push-mode join of one member, once IKO is on it. */
+    private join(cluster: FleetCluster, karmada: KarmadaTarget): KarmadaMember {
+        const c = cluster.config;
+        return new KarmadaMember(
+            `${c.name}-member`,
             {
-                crdName: IRIS_CRD,
-                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
-                sourceKubeconfig: hostCluster.kubeconfig,
-                sourceName: host.name,
-                sourceReady: hostCluster.irisOperator!.release.status,
-                timeoutSeconds: cfg.iko.crdWaitSeconds,
-                targetProvider: karmadaProvider,
-                reader: args.crdReader,
-                targetLifecycle: karmadaLifecycle,
+                clusterName: c.name,
+                memberProvider: cluster.provider,
+                karmadaProvider: karmada.provider,
+                karmadaClusterNamespace: this.karmada.clusterNamespace,
+                apiEndpoint: cluster.apiEndpoint,
+                labels: c.labels,
+                provider: c.provider,
+                region: cluster.region,
+                zones: cluster.zones,
+                memberLifecycle: cluster.lifecycle,
+                karmadaLifecycle: karmada.lifecycle,
+                joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [],
             },
             { parent: this },
         );
-        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider, karmadaLifecycle }, { parent: this });
+    }
 
-        // 6. Namespaces the workloads and Secrets live in; Karmada propagates namespaces to every member.
-        const namespaces = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace)])].filter((n) => n !== "default");
-        const namespaceResources = namespaces.map(
+    /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
+    private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
+        const names = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace)])].filter((n) => n !== "default");
+        return names.map(
             (ns) =>
                 new k8s.core.v1.Namespace(
                     `karmada-ns-${ns}`,
                     // Adopt a namespace that already exists on a member instead of reporting a conflict.
                     { metadata: { name: ns, annotations: { "work.karmada.io/conflict-resolution": "overwrite" } } },
-                    { parent: this, provider: karmadaProvider, deletedWith: karmadaLifecycle },
+                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle },
                 ),
         );
+    }
 
-        // 7. Synced Secrets.
-        if (cfg.secrets.length > 0) {
-            this.secretSync = new SecretSync(
-                "secrets",
-                {
-                    secrets: cfg.secrets.map((s) => ({
-                        config: s,
-                        values: args.secretValues[s.fromConfig],
-                        targetClusters: resolvePlacement(cfg.clusters, s.placement),
-                    })),
-                    karmadaProvider,
-                    karmadaLifecycle,
-                },
-                { parent: this, dependsOn: namespaceResources },
-            );
-        }
-
-        // 8. Federated IrisClusters, after everything they need; destroyed before the joins.
-        const memberClusters = Object.values(this.members).map((m) => m.cluster);
-        for (const ic of cfg.irisClusters) {
-            const targets = resolvePlacement(cfg.clusters, ic.placement);
-            const targetOperators = targets.map((t) => this.clusters[t].irisOperator!).filter((o) => o !== undefined);
-            this.irisClusters[`${ic.namespace}/${ic.name}`] = new FederatedIrisCluster(
-                ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
-                { config: ic, karmadaProvider, targetClusters: targets, karmadaLifecycle, karmadaKubeconfig: this.karmada.kubeconfig, waitForRunning: args.runningWaiter },
-                {
-                    parent: this,
-                    dependsOn: [
-                        this.crdMirror,
-                        interpreter,
-                        ...memberClusters,
-                        ...namespaceResources,
-                        ...targetOperators,
-                        ...(this.secretSync ? [this.secretSync] : []),
-                    ],
-                },
-            );
-        }
-
-        this.running = Promise.all(Object.values(this.irisClusters).map((f) => f.running)).then(() => undefined);
-
-        this.clusterSummaries = Object.values(this.clusters).map((c) => ({
-            name: c.config.name,
-            provider: c.config.provider,
-            karmadaHost: c.config.karmadaHost,
-            apiEndpoint: c.apiEndpoint,
-        }));
-        this.kubeconfigs = pulumi.secret(
-            pulumi.all(Object.fromEntries(Object.values(this.clusters).map((c) => [c.config.name, c.kubeconfig]))) as pulumi.Output<Record<string, string>>,
+    /** The synced Secrets, when the config has any. */
+    private syncSecrets(
+        cfg: FleetConfig,
+        secretValues: FleetArgs["secretValues"],
+        karmada: KarmadaTarget,
+        namespaces: pulumi.Resource[],
+    ): SecretSync | undefined {
+        if (cfg.secrets.length === 0) return undefined;
+        return new SecretSync(
+            "secrets",
+            {
+                secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], targetClusters: resolvePlacement(cfg.clusters, s.placement) })),
+                karmadaProvider: karmada.provider,
+                karmadaLifecycle: karmada.lifecycle,
+            },
+            { parent: this, dependsOn: namespaces },
         );
-        this.registerOutputs({ clusterSummaries: this.clusterSummaries, kubeconfigs: this.kubeconfigs });
+    }
+
+    /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
+    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaTarget, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
+        const targets = resolvePlacement(cfg.clusters, ic.placement);
+        const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
+        return new FederatedIrisCluster(
+            ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
+            {
+                config: ic,
+                karmadaProvider: karmada.provider,
+                targetClusters: targets,
+                karmadaLifecycle: karmada.lifecycle,
+                karmadaKubeconfig: this.karmada.kubeconfig,
+                waitForRunning: runningWaiter,
+            },
+            { parent: this, dependsOn: [...prerequisites, ...targetOperators] },
+        );
     }
 
     private createCluster(c: ClusterConfig, cfg: FleetConfig, hostsHelmKarmada: boolean, kindIndex: number): FleetCluster {
