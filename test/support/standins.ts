@@ -104,9 +104,19 @@ export class StandinHost {
 
     /** Runs a script as the command provider does (`<shell> -c`), with stdin and extra environment. */
     runScript(shell: string, script: string, env: Record<string, string>, stdin = ""): ScriptResult {
-        const r = spawnSync(shell, ["-c", script], { input: stdin, encoding: "utf8", env: { ...this.env(), ...env }, timeout: 30_000 });
-        if (r.error) throw r.error;
-        return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+        // stdin from a file: a script that stops before reading it (e.g. Docker down) must not race a
+        // pipe write into EPIPE.
+        const input = path.join(this.state, `stdin-${process.hrtime.bigint()}`);
+        fs.writeFileSync(input, stdin);
+        const fd = fs.openSync(input, "r");
+        try {
+            const r = spawnSync(shell, ["-c", script], { stdio: [fd, "pipe", "pipe"], encoding: "utf8", env: { ...this.env(), ...env }, timeout: 30_000 });
+            if (r.error) throw r.error;
+            return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+        } finally {
+            fs.closeSync(fd);
+            fs.rmSync(input, { force: true });
+        }
     }
 
     /** Removes the temporary machine. */
