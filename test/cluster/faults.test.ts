@@ -37,10 +37,10 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** The CLI, as a user runs it: `pulumi <args>` in the project, with the sandbox's backend. */
-function cli(args: string[]): ChildProcess & { output: () => string } {
+function cli(args: string[], env: Record<string, string> = {}): ChildProcess & { output: () => string } {
     const child = spawn(which("pulumi", sandbox.binPath), [...args, "--stack", "faults", "--non-interactive", "--color", "never"], {
         cwd: sandbox.project,
-        env: { ...process.env, ...sandbox.env },
+        env: { ...process.env, ...sandbox.env, ...env },
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
     });
@@ -50,8 +50,8 @@ function cli(args: string[]): ChildProcess & { output: () => string } {
     return Object.assign(child, { output: () => out });
 }
 
-async function run(args: string[]): Promise<{ code: number | null; output: string }> {
-    const child = cli(args);
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+    const child = cli(args, env);
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     // A failed run is shown whole: it is what the user sees.
     const lines = child.output().trim().split("\n");
@@ -94,7 +94,7 @@ afterAll(async () => {
     await fleet?.stop();
 });
 
-test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear-pending-creates, up converges", async () => {
+test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear-pending-creates, up with patch-force converges", async () => {
     const up = cli(["up", "--yes", "--skip-preview"]);
     // Kill the CLI's process group (CLI and language host; the providers outlive it) as federated-iris's
     // policy is created: the joins are done or under way, the IKO releases are done. (A kill during a
@@ -111,7 +111,9 @@ test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear
         expect((await run(["cancel", "--yes"])).code).toBe(0);
         const refresh = await run(["refresh", "--yes", "--clear-pending-creates"]);
         expect([refresh.code, refresh.output]).toEqual([0, expect.any(String)]);
-        const again = await run(["up", "--yes", "--skip-preview"]);
+        // An object the killed run had just created belongs to that run's field manager; server-side
+        // apply would refuse to take it over ("field conflict") unless told to.
+        const again = await run(["up", "--yes", "--skip-preview"], { PULUMI_K8S_ENABLE_PATCH_FORCE: "true" });
         expect([again.code, again.output.slice(-3000)]).toEqual([0, expect.any(String)]);
     });
     await expectConverged("IRIS-LICENSE-FOR-TESTS");
