@@ -1,0 +1,290 @@
+// The cross-key checks: each a pure function of the parsed config returning Problems, composed in
+// CROSS_CHECKS in the order their problems are listed.
+import { CONFIG_NAMESPACE, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
+import { memberNames, resolvePlacement, useMembers } from "./placement";
+import { ConfigPath, hasOwn, Problem } from "./problems";
+import { FleetConfig, KEY_SCHEMAS, PlacementConfig } from "./schema";
+import { checkSecretSource, secretSourceKeys } from "./secrets";
+
+/** What `loadFleetConfig` needs to know about the environment, injected so the function stays pure. */
+export interface ConfigEnvironment {
+    /** True when a path (relative to the project directory) exists; used for the IKO chart check. */
+    pathExists?: (path: string) => boolean;
+    /** True when `kamino:<key>` is a Pulumi secret. */
+    isSecret?: (key: string) => boolean;
+}
+
+/**
+ * The config the cross-key checks see: the cluster list parsed, other keys possibly not (their
+ * schema problems are reported already), hence optional.
+ */
+export type CheckedConfig = Pick<FleetConfig, "clusters"> & Partial<Omit<FleetConfig, "clusters">>;
+
+/** What a check may look at besides the parsed config. */
+export interface CheckContext {
+    /** Every `kamino:` key of the stack, as `configInput` parsed it. */
+    input: Record<string, unknown>;
+    env: ConfigEnvironment;
+}
+
+export type ConfigCheck = (cfg: CheckedConfig, ctx: CheckContext) => Problem[];
+
+/** Cluster names must be unique: they name kind clusters, Karmada `Cluster`s and placements. */
+export function checkNamesUnique(cfg: CheckedConfig): Problem[] {
+    const first = new Map<string, number>();
+    const problems: Problem[] = [];
+    cfg.clusters.forEach((c, i) => {
+        const earlier = first.get(c.name);
+        if (earlier === undefined) first.set(c.name, i);
+        else problems.push({ path: ["clusters", i, "name"], reason: `duplicate cluster name (also clusters[${earlier}])`, fix: "rename one of them; names must be unique" });
+    });
+    return problems;
+}
+
+/** Exactly one cluster hosts the Karmada control plane. */
+export function checkHostCount(cfg: CheckedConfig): Problem[] {
+    const hosts = cfg.clusters.filter((c) => c.karmadaHost);
+    if (hosts.length === 0) {
+        return [{ path: ["clusters"], reason: "no cluster has 'karmadaHost: true'", fix: "mark exactly one kind (or existing) cluster as the Karmada host" }];
+    }
+    if (hosts.length > 1) {
+        return [
+            {
+                path: ["clusters"],
+                reason: `${hosts.length} clusters have 'karmadaHost: true' (${hosts.map((c) => c.name).join(", ")})`,
+                fix: "keep it on exactly one cluster; the others join as members",
+            },
+        ];
+    }
+    return [];
+}
+
+/** The Karmada host must be reachable from this machine and reach the kind members: not GKE. */
+export function checkHostProvider(cfg: CheckedConfig): Problem[] {
+    return cfg.clusters.flatMap((c, i) =>
+        c.karmadaHost && c.provider === "gke"
+            ? [
+                  {
+                      path: ["clusters", i, "karmadaHost"],
+                      reason:
+                          "a gke cluster cannot host Karmada in this lab: the Karmada API must be reachable from the machine running " +
+                          "'pulumi up' and the kind members are only reachable on the local Docker network",
+                      fix: `host Karmada on a kind cluster and join '${c.name}' as a member`,
+                  },
+              ]
+            : [],
+    );
+}
+
+/** Federation needs somewhere to propagate to. */
+export function checkHasMember(cfg: CheckedConfig): Problem[] {
+    return cfg.clusters.length < 2
+        ? [{ path: ["clusters"], reason: "a fleet needs the Karmada host and at least one member cluster", fix: "add a member cluster" }]
+        : [];
+}
+
+/** kind prefixes names with kindNamePrefix; the result is the Karmada `Cluster` name's source too. */
+export function checkKindNameLength(cfg: CheckedConfig): Problem[] {
+    return cfg.clusters.flatMap((c, i) => {
+        const full = `${cfg.kindNamePrefix ?? ""}${c.name}`;
+        return c.provider === "kind" && full.length > MAX_CLUSTER_NAME_LENGTH
+            ? [
+                  {
+                      path: ["clusters", i, "name"],
+                      reason: `with kindNamePrefix the kind cluster name '${full}' is longer than ${MAX_CLUSTER_NAME_LENGTH} characters`,
+                      fix: "shorten the name or kindNamePrefix",
+                  },
+              ]
+            : [];
+    });
+}
+
+/** GKE's own rules for names and locations, which the shared cluster schema cannot express. */
+export function checkGkeClusters(cfg: CheckedConfig): Problem[] {
+    const problems: Problem[] = [];
+    cfg.clusters.forEach((c, i) => {
+        if (c.provider !== "gke") return;
+        const at = (field: string): ConfigPath => ["clusters", i, field];
+        if (c.name.length > 40 || !/^[a-z]/.test(c.name)) {
+            problems.push({ path: at("name"), reason: "GKE cluster names start with a letter and have at most 40 characters", fix: "rename it" });
+        }
+        if (!c.project) {
+            problems.push({
+                path: at("project"),
+                reason: `a gke cluster needs the GCP project to create '${c.name}' in`,
+                fix: `pulumi config set --path '${CONFIG_NAMESPACE}:clusters[${i}].project' <project-id>`,
+            });
+        }
+        if (c.region === undefined && c.zone === undefined) {
+            problems.push({ path: at("region"), reason: "a gke cluster needs a location", fix: "set 'region' (us-central1, regional) or 'zone' (us-central1-a, zonal)" });
+        } else if (c.region !== undefined && c.zone !== undefined) {
+            problems.push({ path: at("zone"), reason: "'region' is set too", fix: "set either 'region' (a regional cluster) or 'zone' (a zonal cluster), not both" });
+        } else if (c.region !== undefined && !/^[a-z]+-[a-z]+\d+$/.test(c.region)) {
+            problems.push({ path: at("region"), reason: "is not a GCP region such as us-central1", fix: "use a region that 'gcloud compute regions list' shows" });
+        }
+        if (c.zones !== undefined) {
+            problems.push({ path: at("zones"), reason: "not used for gke clusters; the Karmada zone comes from 'zone'", fix: "remove 'zones'" });
+        }
+    });
+    return problems;
+}
+
+/** Files the program reads must exist: a missing one would otherwise fail mid-`up`. */
+export function checkFilesExist(cfg: CheckedConfig, { env }: CheckContext): Problem[] {
+    const exists = env.pathExists;
+    if (!exists) return [];
+    const problems: Problem[] = [];
+    cfg.clusters.forEach((c, i) => {
+        if (c.provider === "existing" && !exists(c.kubeconfigPath)) {
+            problems.push({ path: ["clusters", i, "kubeconfigPath"], reason: "file does not exist", fix: "give the path of the cluster's kubeconfig file" });
+        }
+    });
+    if (cfg.iko && !exists(`${cfg.iko.chartPath}/Chart.yaml`)) {
+        problems.push({
+            path: ["iko", "chartPath"],
+            reason: "no Helm chart there (no Chart.yaml). IKO is not on a public Helm repo",
+            fix:
+                "download the IKO tarball from InterSystems (WRC or the InterSystems Container Registry), unpack it and set " +
+                `'pulumi config set --path ${CONFIG_NAMESPACE}:iko.chartPath <dir>/chart/iris-operator'`,
+        });
+    }
+    if (cfg.karmada?.existingKubeconfigPath && !exists(cfg.karmada.existingKubeconfigPath)) {
+        problems.push({ path: ["karmada", "existingKubeconfigPath"], reason: "file does not exist", fix: "give the path of the Karmada API's kubeconfig file" });
+    }
+    return problems;
+}
+
+/** IrisClusters are unique per namespace, and each override says which members it is for. */
+export function checkIrisClusters(cfg: CheckedConfig): Problem[] {
+    const problems: Problem[] = [];
+    const members = memberNames(cfg);
+    const first = new Map<string, number>();
+    (cfg.irisClusters ?? []).forEach((ic, i) => {
+        const id = `${ic.namespace}/${ic.name}`;
+        const earlier = first.get(id);
+        if (earlier === undefined) first.set(id, i);
+        else problems.push({ path: ["irisClusters", i, "name"], reason: `duplicate IrisCluster '${id}' (also irisClusters[${earlier}])`, fix: "rename one or put it in another namespace" });
+        ic.overrides.forEach((o, j) => {
+            if (!o.clusterNames && !o.clusterProviders) {
+                problems.push({ path: ["irisClusters", i, "overrides", j], reason: "the override names no clusters", fix: "set clusterNames or clusterProviders to say which members the override is for" });
+            }
+            (o.clusterNames ?? []).forEach((n, m) => {
+                if (!members.has(n)) {
+                    problems.push({ path: ["irisClusters", i, "overrides", j, "clusterNames", m], reason: "is not a member cluster of this fleet", fix: useMembers(members) });
+                }
+            });
+        });
+    });
+    return problems;
+}
+
+/** Placements of IrisClusters and Secrets name member clusters of this fleet. */
+export function checkPlacements(cfg: CheckedConfig): Problem[] {
+    const names = new Set(cfg.clusters.map((c) => c.name));
+    const members = memberNames(cfg);
+    const check = (at: ConfigPath, p: PlacementConfig | undefined): Problem[] =>
+        (["clusterNames", "excludeClusters"] as const).flatMap((field) =>
+            (p?.[field] ?? []).flatMap((n, j): Problem[] => {
+                const path = [...at, field, j];
+                if (!names.has(n)) return [{ path, reason: `is not a cluster of this fleet (known: ${[...names].join(", ")})`, fix: useMembers(members) }];
+                if (!members.has(n)) return [{ path, reason: "hosts Karmada and is not a member; workloads can only be placed on members", fix: useMembers(members) }];
+                return [];
+            }),
+        );
+    return [
+        ...(cfg.irisClusters ?? []).flatMap((ic, i) => check(["irisClusters", i, "placement"], ic.placement)),
+        ...(cfg.secrets ?? []).flatMap((s, i) => check(["secrets", i, "placement"], s.placement)),
+    ];
+}
+
+/** Synced Secrets are unique, and each names a secret config key holding the fields its type needs. */
+export function checkSecrets(cfg: CheckedConfig, { input, env }: CheckContext): Problem[] {
+    const problems: Problem[] = [];
+    const first = new Map<string, number>();
+    (cfg.secrets ?? []).forEach((s, i) => {
+        const id = `${s.namespace}/${s.name}`;
+        const earlier = first.get(id);
+        if (earlier === undefined) first.set(id, i);
+        else problems.push({ path: ["secrets", i, "name"], reason: `duplicate Secret '${id}' (also secrets[${earlier}])`, fix: "remove one, or rename it" });
+        problems.push(...checkSecretSource(["secrets", i, "fromConfig"], s.fromConfig, s.type, input, env));
+    });
+    if (cfg.iko?.imagePullSecretFromConfig) {
+        problems.push(...checkSecretSource(["iko", "imagePullSecretFromConfig"], cfg.iko.imagePullSecretFromConfig, "dockerconfigjson", input, env));
+    }
+    return problems;
+}
+
+/** Secrets an IrisCluster refers to must be synced to every member the IrisCluster goes to. */
+export function checkSecretReferences(cfg: CheckedConfig): Problem[] {
+    const secrets = cfg.secrets ?? [];
+    const index = new Map(secrets.map((s, i) => [`${s.namespace}/${s.name}`, i]));
+    return (cfg.irisClusters ?? []).flatMap((ic, i) => {
+        const refs: Array<[ConfigPath, string]> = [];
+        if (ic.licenseKeySecret) refs.push([["licenseKeySecret"], ic.licenseKeySecret]);
+        (ic.imagePullSecrets ?? []).forEach((n, j) => refs.push([["imagePullSecrets", j], n]));
+        if (ic.tlsSecret) refs.push([["tlsSecret"], ic.tlsSecret]);
+        return refs.flatMap(([field, secretName]): Problem[] => {
+            const path = ["irisClusters", i, ...field];
+            const idx = index.get(`${ic.namespace}/${secretName}`);
+            if (idx === undefined) {
+                return [{ path, reason: `Secret '${ic.namespace}/${secretName}' is not in ${CONFIG_NAMESPACE}:secrets`, fix: "add it there so Karmada syncs it to the members" }];
+            }
+            const secretTargets = new Set(resolvePlacement(cfg.clusters, secrets[idx].placement));
+            const missing = resolvePlacement(cfg.clusters, ic.placement).filter((t) => !secretTargets.has(t));
+            return missing.length > 0
+                ? [
+                      {
+                          path,
+                          reason: `IrisCluster '${ic.name}' goes to ${missing.join(", ")} but ${CONFIG_NAMESPACE}:secrets[${idx}] ('${secretName}') is not synced there`,
+                          fix: "widen the Secret's placement",
+                      },
+                  ]
+                : [];
+        });
+    });
+}
+
+/** Any other key in the namespace is a typo or a leftover: neither a known key nor a secret source. */
+export function checkUnknownKeys(cfg: CheckedConfig, { input }: CheckContext): Problem[] {
+    const sources = new Set(secretSourceKeys(cfg));
+    return Object.keys(input)
+        .filter((short) => !hasOwn(KEY_SCHEMAS, short) && !sources.has(short))
+        .map((short) => {
+            const hint = closestKey(short);
+            return {
+                path: [short],
+                reason: `unknown config key${hint ? ` (did you mean ${CONFIG_NAMESPACE}:${hint}?)` : ""}`,
+                fix: `remove it with 'pulumi config rm ${CONFIG_NAMESPACE}:${short}'`,
+            };
+        });
+}
+
+/** The checks run once the cluster list parses, in the order their problems are listed. */
+export const CROSS_CHECKS: ConfigCheck[] = [
+    checkNamesUnique,
+    checkHostCount,
+    checkHostProvider,
+    checkHasMember,
+    checkKindNameLength,
+    checkGkeClusters,
+    checkFilesExist,
+    checkIrisClusters,
+    checkPlacements,
+    checkSecrets,
+    checkSecretReferences,
+    checkUnknownKeys,
+];
+
+function closestKey(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    return Object.keys(KEY_SCHEMAS).find((k) => k.toLowerCase() === lower || levenshtein(k.toLowerCase(), lower) <= 2);
+}
+
+function levenshtein(a: string, b: string): number {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++)
+        for (let j = 1; j <= b.length; j++)
+            d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return d[a.length][b.length];
+}

@@ -1,0 +1,39 @@
+// Constants of the stack config: its namespace, the defaults Kamino installs with, and fixed limits.
+// No imports: every other config file may depend on this one.
+
+/** The Pulumi config namespace of this project (`kamino:<key>`). */
+export const CONFIG_NAMESPACE = "kamino";
+
+/**
+ * karmada-controller-manager feature gates Kamino turns on (the chart turns PropagateDeps off,
+ * and IrisClusters need the Secrets they reference propagated with them). A stack that names a
+ * gate itself decides it.
+ */
+export const KAMINO_FEATURE_GATES: Readonly<Record<string, boolean>> = { PropagateDeps: true };
+
+/** Versions and coordinates Kamino installs unless a stack overrides them. */
+export const DEFAULTS = {
+    /** IRIS pulls a multi-GB image and starts its instance: minutes, more on a cold node. */
+    irisRunningTimeoutSeconds: 900,
+    ciliumVersion: "1.18.0",
+    ciliumRepo: "https://helm.cilium.io",
+    karmadaChartVersion: "v1.15.0",
+    karmadaChartRepo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts",
+    /** The chart's default (bitnami/kubectl) was withdrawn in 2025; this image has bash and kubectl. */
+    karmadaKubectlImage: "bitnamisecure/kubectl",
+    karmadaApiServerNodePort: 32443,
+    karmadaApiServerHostPort: 5443,
+    karmadaInstallTimeoutSeconds: 900,
+    ikoChartPath: "./iris-operator",
+    ikoNamespace: "iko",
+    ikoReleaseName: "iko",
+    crdWaitSeconds: 300,
+    irisNamespace: "default",
+    kindWorkers: 1,
+    gkeNodeCount: 3,
+    gkeMachineType: "e2-standard-4",
+    gkeReleaseChannel: "REGULAR",
+} as const;
+
+/** Karmada rejects Cluster names longer than this (pkg/apis/cluster/validation). */
+export const MAX_CLUSTER_NAME_LENGTH = 48;

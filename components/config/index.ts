@@ -1,0 +1,89 @@
+// The stack configuration: one typed, validated FleetConfig. Pure: no Pulumi resources, no I/O
+// except the optional `pathExists` probe passed in by the caller. The parts live beside this file.
+import { CheckedConfig, ConfigEnvironment, CROSS_CHECKS } from "./checks";
+import { CONFIG_NAMESPACE } from "./defaults";
+import { ConfigError, Problem, problemsOfIssue, renderProblems } from "./problems";
+import { FleetConfig, KEY_SCHEMAS } from "./schema";
+import { secretKeysOf } from "./secrets";
+import { z } from "zod";
+
+export { CONFIG_NAMESPACE, DEFAULTS, KAMINO_FEATURE_GATES, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
+export type {
+    CiliumConfig,
+    ClusterConfig,
+    ExistingClusterConfig,
+    FleetConfig,
+    GkeClusterConfig,
+    IkoConfig,
+    IrisClusterConfig,
+    KarmadaConfig,
+    KindClusterConfig,
+    OverrideConfig,
+    PlacementConfig,
+    SecretConfig,
+} from "./schema";
+export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_PLACEHOLDER, showValue } from "./problems";
+export type { ConfigPath, Problem } from "./problems";
+export { resolvePlacement } from "./placement";
+export { SECRET_KEYS } from "./secrets";
+export {
+    checkFilesExist,
+    checkGkeClusters,
+    checkHasMember,
+    checkHostCount,
+    checkHostProvider,
+    checkIrisClusters,
+    checkKindNameLength,
+    checkNamesUnique,
+    checkPlacements,
+    checkSecretReferences,
+    checkSecrets,
+    checkUnknownKeys,
+} from "./checks";
+export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./checks";
+
+/**
+ * Parses and validates the `kamino:*` stack config.
+ *
+ * @param raw every config value of the stack, keyed `kamino:<key>` (as `pulumi.runtime.allConfig()`
+ *            returns them: JSON text for objects and lists).
+ * @throws ConfigError listing every problem found, before any resource exists.
+ */
+export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironment = {}): FleetConfig {
+    const input = configInput(raw);
+    const problems: Problem[] = [];
+    const parsed: Record<string, unknown> = {};
+    for (const [short, schema] of Object.entries(KEY_SCHEMAS)) {
+        const result = (schema as z.ZodTypeAny).safeParse(input[short]);
+        if (result.success) {
+            parsed[short] = result.data;
+        } else {
+            problems.push(...result.error.issues.flatMap((issue) => problemsOfIssue(short, issue)));
+        }
+    }
+    // Cross-key checks need the cluster list; without it, report what the schemas found.
+    if (parsed.clusters !== undefined) {
+        const cfg = parsed as CheckedConfig;
+        problems.push(...CROSS_CHECKS.flatMap((check) => check(cfg, { input, env })));
+    }
+    if (problems.length > 0) {
+        throw new ConfigError(renderProblems(problems, { input, parsed, secretKeys: secretKeysOf(input, env) }));
+    }
+    return parsed as unknown as FleetConfig;
+}
+
+/** Every `kamino:` key of the stack (prefix dropped), its value parsed from JSON where it is JSON. */
+function configInput(raw: Record<string, string>): Record<string, unknown> {
+    const prefix = `${CONFIG_NAMESPACE}:`;
+    // No prototype: keys are user input, and `constructor` or `__proto__` must not look set.
+    const input: Record<string, unknown> = Object.create(null);
+    for (const [key, text] of Object.entries(raw)) {
+        if (!key.startsWith(prefix)) continue;
+        try {
+            input[key.slice(prefix.length)] = JSON.parse(text);
+        } catch {
+            input[key.slice(prefix.length)] = text; // plain strings such as kindNamePrefix
+        }
+    }
+    return input;
+}

@@ -1,0 +1,271 @@
+// The zod schema of every `kamino:` key (KEY_SCHEMAS) and the config types inferred from it.
+// Schema messages carry their fix after FIX_MARK (see `describeIssue` in problems.ts).
+import { z } from "zod";
+import { DEFAULTS, KAMINO_FEATURE_GATES, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+const CONFIG_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const IPV4_CIDR = /^\d+\.\d+\.\d+\.\d+\/\d+$/;
+
+/**
+ * Zod carries one message string per issue; schemas put the fix after this mark so that an error
+ * can say both what is wrong and what to do (see `describeIssue`).
+ */
+export const FIX_MARK = "\n";
+export const withFix = (reason: string, fix: string) => `${reason}${FIX_MARK}${fix}`;
+
+const LABEL_VALUE_FIX = "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+const CIDR_MESSAGE = withFix("must be an IPv4 CIDR", "write it as address/prefix, e.g. 10.244.0.0/16");
+const SECRET_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes Secret name)", "use lower-case letters, digits, '-' and '.'");
+
+const dnsLabel = (what: string, max = 63) =>
+    z
+        .string()
+        .max(max, withFix(`${what} must be at most ${max} characters`, "shorten it"))
+        .regex(
+            DNS1123_LABEL,
+            withFix(
+                `${what} must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)`,
+                "lower-case it and replace any other character with '-'",
+            ),
+        );
+
+const labelMap = z.record(
+    z
+        .string()
+        .regex(
+            /^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
+            withFix("the label key is not valid", "use [prefix/]name: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
+        ),
+    z
+        .string()
+        .max(63, withFix("is not a valid label value", LABEL_VALUE_FIX))
+        .regex(LABEL_VALUE, withFix("is not a valid label value", LABEL_VALUE_FIX)),
+);
+
+const secretConfigRef = z
+    .string()
+    .regex(CONFIG_KEY, withFix("must name another kamino config key", "give the key without the 'kamino:' prefix, e.g. irisLicense for kamino:irisLicense"));
+
+const clusterBase = {
+    name: dnsLabel("cluster name", MAX_CLUSTER_NAME_LENGTH),
+    karmadaHost: z.boolean().default(false),
+    labels: labelMap.default({}),
+    region: z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX)).optional(),
+    zones: z.array(z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX))).optional(),
+};
+
+const kindCluster = z
+    .object({
+        ...clusterBase,
+        provider: z.literal("kind"),
+        workers: z.number().int().min(0).max(10).default(DEFAULTS.kindWorkers),
+        nodeImage: z.string().min(1).optional(),
+        podSubnet: z.string().regex(IPV4_CIDR, CIDR_MESSAGE).optional(),
+        serviceSubnet: z.string().regex(IPV4_CIDR, CIDR_MESSAGE).optional(),
+    })
+    .strict();
+
+const gkeCluster = z
+    .object({
+        ...clusterBase,
+        provider: z.literal("gke"),
+        project: z.string().min(1, withFix("is required for a gke cluster", "set the GCP project ID")).optional(),
+        /** A single zone makes a zonal cluster; set either this or `region` (a regional cluster). */
+        zone: z
+            .string()
+            .regex(/^[a-z]+-[a-z]+\d+-[a-z]$/, withFix("must be a GCP zone such as us-central1-a", "use a zone that 'gcloud compute zones list' shows"))
+            .optional(),
+        nodeCount: z.number().int().min(1).max(100).default(DEFAULTS.gkeNodeCount),
+        machineType: z.string().min(1).default(DEFAULTS.gkeMachineType),
+        network: z.string().min(1).optional(),
+        subnetwork: z.string().min(1).optional(),
+        releaseChannel: z.enum(["RAPID", "REGULAR", "STABLE", "EXTENDED"]).default(DEFAULTS.gkeReleaseChannel),
+        /** CIDRs allowed to reach the control plane; the laptop running Karmada must be among them. */
+        authorizedNetworks: z.array(z.string().regex(IPV4_CIDR, CIDR_MESSAGE)).optional(),
+    })
+    .strict();
+
+const existingCluster = z
+    .object({
+        ...clusterBase,
+        provider: z.literal("existing"),
+        kubeconfigPath: z
+            .string({ required_error: withFix("an existing cluster needs its kubeconfig", "set the path of the cluster's kubeconfig file") })
+            .min(1, withFix("an existing cluster needs its kubeconfig", "set the path of the cluster's kubeconfig file")),
+        context: z.string().min(1).optional(),
+        apiEndpoint: z.string().url(withFix("must be an https:// URL", "give the API server's URL, e.g. https://10.0.0.1:6443")).optional(),
+    })
+    .strict();
+
+const clusterSchema = z.discriminatedUnion("provider", [kindCluster, gkeCluster, existingCluster], {
+    errorMap: (issue, ctx) =>
+        issue.code === z.ZodIssueCode.invalid_union_discriminator
+            ? { message: withFix("provider must be one of kind, gke, existing", "set provider to kind, gke or existing") }
+            : { message: ctx.defaultError },
+});
+
+const placementSchema = z
+    .object({
+        clusterNames: z.array(z.string()).min(1).optional(),
+        clusterLabels: labelMap.optional(),
+        excludeClusters: z.array(z.string()).optional(),
+    })
+    .strict();
+
+const overrideSchema = z
+    .object({
+        clusterNames: z.array(z.string()).min(1).optional(),
+        clusterProviders: z.array(z.enum(["kind", "gke", "existing"])).min(1).optional(),
+        serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).optional(),
+        storageClassName: z.string().min(1).optional(),
+        image: z.string().min(1).optional(),
+        /** Raw Karmada plaintext overriders for anything else. */
+        plaintext: z
+            .array(
+                z
+                    .object({
+                        path: z.string().startsWith("/", withFix("must be a JSON pointer", "start it with '/', e.g. /spec/topology/data/image")),
+                        operator: z.enum(["add", "remove", "replace"]),
+                        value: z.unknown().optional(),
+                    })
+                    .strict(),
+            )
+            .optional(),
+    })
+    .strict();
+
+const IRIS_IMAGE_MESSAGE = withFix("the IRIS image to run is required", "set it, e.g. containers.intersystems.com/intersystems/iris-community:2025.1");
+
+const irisClusterSchema = z
+    .object({
+        name: dnsLabel("IrisCluster name"),
+        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
+        image: z.string({ required_error: IRIS_IMAGE_MESSAGE }).min(1, IRIS_IMAGE_MESSAGE),
+        serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).optional(),
+        storageClassName: z.string().min(1).optional(),
+        placement: placementSchema.default({}),
+        policyName: dnsLabel("policyName", 253).optional(),
+        licenseKeySecret: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE).optional(),
+        imagePullSecrets: z.array(z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE)).optional(),
+        tlsSecret: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE).optional(),
+        overrides: z.array(overrideSchema).default([]),
+        /** `pulumi up` returns only when IKO reports this IrisCluster Running on every member it is placed on. */
+        waitForRunning: z.boolean().default(true),
+        /** How long `up` waits for that; IRIS takes minutes to pull and start. */
+        runningTimeoutSeconds: z.number().int().min(10).max(7200).default(DEFAULTS.irisRunningTimeoutSeconds),
+        /** Further IrisCluster `spec` fields, merged under the generated ones. */
+        spec: z.record(z.unknown()).default({}),
+    })
+    .strict();
+
+const secretSchema = z
+    .object({
+        name: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE),
+        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
+        type: z.enum(["opaque", "dockerconfigjson", "tls"]).default("opaque"),
+        fromConfig: secretConfigRef,
+        placement: placementSchema.optional(),
+        /** Adopt a Secret of the same name that already exists on a member. */
+        overwriteExisting: z.boolean().default(false),
+    })
+    .strict();
+
+const ikoSchema = z
+    .object({
+        chartPath: z.string().min(1).default(DEFAULTS.ikoChartPath),
+        namespace: dnsLabel("namespace").default(DEFAULTS.ikoNamespace),
+        releaseName: dnsLabel("releaseName", 53).default(DEFAULTS.ikoReleaseName),
+        values: z.record(z.unknown()).default({}),
+        imagePullSecretFromConfig: secretConfigRef.optional(),
+        crdWaitSeconds: z.number().int().min(10).max(3600).default(DEFAULTS.crdWaitSeconds),
+    })
+    .strict()
+    .default({});
+
+const ciliumSchema = z
+    .object({
+        version: z
+            .string()
+            .regex(SEMVER, withFix("must be a chart version such as 1.18.0", "use a Cilium release, e.g. 1.18.0"))
+            .default(DEFAULTS.ciliumVersion),
+        repo: z.string().url().default(DEFAULTS.ciliumRepo),
+        values: z.record(z.unknown()).default({}),
+    })
+    .strict()
+    .default({});
+
+const karmadaSchema = z
+    .object({
+        chartVersion: z
+            .string()
+            .regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0"))
+            .default(DEFAULTS.karmadaChartVersion),
+        chartRepo: z.string().url().default(DEFAULTS.karmadaChartRepo),
+        kubectlImage: z.string().min(1).default(DEFAULTS.karmadaKubectlImage),
+        apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
+        apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),
+        installTimeoutSeconds: z.number().int().min(60).max(3600).default(DEFAULTS.karmadaInstallTimeoutSeconds),
+        // Helm would replace the chart's gates map only key by key, but a stack's map replaces
+        // Kamino's default whole: merge here so that setting one gate keeps PropagateDeps on.
+        featureGates: z
+            .record(z.boolean())
+            .default({})
+            .transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
+        values: z.record(z.unknown()).default({}),
+        /** Use a Karmada control plane that already runs; no chart is installed. */
+        existingKubeconfigPath: z.string().min(1).optional(),
+    })
+    .strict()
+    .default({});
+
+const testingSchema = z
+    .object({
+        /** Annotate workloads with pulumi.com/skipAwait: for API servers without nodes (tests only). */
+        skipAwait: z.boolean().default(false),
+    })
+    .strict()
+    .default({});
+
+/** Every key Kamino reads, with its schema. Any other `kamino:` key is an error. */
+export const KEY_SCHEMAS = {
+    clusters: z.array(clusterSchema).min(1, withFix("must list at least one cluster", "list the Karmada host and at least one member (see the README)")),
+    kindNamePrefix: z
+        .string()
+        .regex(/^([a-z0-9][-a-z0-9]*)?$/, withFix("must be lower-case letters, digits and '-'", "lower-case it and replace any other character with '-'"))
+        .max(16)
+        .default(""),
+    iko: ikoSchema,
+    cilium: ciliumSchema,
+    karmada: karmadaSchema,
+    irisClusters: z.array(irisClusterSchema).default([]),
+    secrets: z.array(secretSchema).default([]),
+    testing: testingSchema,
+} as const;
+
+export type KindClusterConfig = z.infer<typeof kindCluster>;
+export type GkeClusterConfig = z.infer<typeof gkeCluster>;
+export type ExistingClusterConfig = z.infer<typeof existingCluster>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type PlacementConfig = z.infer<typeof placementSchema>;
+export type OverrideConfig = z.infer<typeof overrideSchema>;
+export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
+export type SecretConfig = z.infer<typeof secretSchema>;
+export type IkoConfig = z.infer<typeof ikoSchema>;
+export type CiliumConfig = z.infer<typeof ciliumSchema>;
+export type KarmadaConfig = z.infer<typeof karmadaSchema>;
+
+/** The validated fleet: what `Fleet` is built from. */
+export interface FleetConfig {
+    clusters: ClusterConfig[];
+    kindNamePrefix: string;
+    iko: IkoConfig;
+    cilium: CiliumConfig;
+    karmada: KarmadaConfig;
+    irisClusters: IrisClusterConfig[];
+    secrets: SecretConfig[];
+    testing: { skipAwait: boolean };
+}
