@@ -1,6 +1,7 @@
 // Whether a federated IrisCluster runs on every member it is placed on, read from the status Karmada
 // aggregates onto the template (see AGGREGATE_LUA in iris-interpreter.ts), and the wait for it.
 import { KubeObject, kubeReader } from "./kube-read";
+import { poll } from "./poll";
 
 /**
  * Phases after which waiting longer will not help: IKO's failures, and a member Karmada reports
@@ -106,28 +107,26 @@ export interface RunningWaitOptions {
  * failed phase, or at the deadline; either way with notRunningMessage. Read errors are retried.
  */
 export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
-    const now = opts.now ?? Date.now;
-    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-    const deadline = now() + opts.timeoutSeconds * 1000;
+    // The last report read; a failed read keeps the one before it.
     let report: RunningReport = runningReport({ clusters: {} }, targets);
-    let readError: string | undefined;
-    for (;;) {
-        try {
+    const done = await poll(
+        async () => {
             report = runningReport(await read(), targets);
-            readError = undefined;
-        } catch (e) {
-            readError = (e as Error).message;
-        }
-        if (!readError && report.running) return report;
-        if (!readError && report.failed) {
-            throw new Error(notRunningMessage(id, { ...report, notRunning: report.notRunning.filter((m) => FAILED_PHASES.includes(m.phase)) }, "(failed)", opts.karmadaCommand));
-        }
-        if (now() >= deadline) {
-            const why = `after ${opts.timeoutSeconds}s${readError ? ` (last read of the Karmada API failed: ${readError})` : ""}`;
-            throw new Error(notRunningMessage(id, report, why, opts.karmadaCommand));
-        }
-        await sleep((opts.intervalSeconds ?? 2) * 1000);
-    }
+            return report.running || report.failed ? report : undefined;
+        },
+        {
+            timeoutSeconds: opts.timeoutSeconds,
+            intervalSeconds: opts.intervalSeconds ?? 2,
+            now: opts.now,
+            sleep: opts.sleep,
+            timeoutError: (readError) => {
+                const why = `after ${opts.timeoutSeconds}s${readError ? ` (last read of the Karmada API failed: ${(readError as Error).message})` : ""}`;
+                return new Error(notRunningMessage(id, report, why, opts.karmadaCommand));
+            },
+        },
+    );
+    if (done.running) return done;
+    throw new Error(notRunningMessage(id, { ...done, notRunning: done.notRunning.filter((m) => FAILED_PHASES.includes(m.phase)) }, "(failed)", opts.karmadaCommand));
 }
 
 /**

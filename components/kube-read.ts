@@ -3,6 +3,7 @@
 // does in kubectl: client certificates, tokens, and exec plugins (EKS, GKE, AKS, OIDC).
 import type * as KubeClient from "@kubernetes/client-node";
 import * as https from "https";
+import { poll } from "./poll";
 
 /** A live object as the API server returns it. */
 export type KubeObject = { apiVersion?: string; kind?: string; metadata?: Record<string, unknown>; spec?: Record<string, unknown>; status?: unknown };
@@ -98,21 +99,12 @@ export interface WaitOptions {
  * the deadline; then the error names what was awaited, for how long, and the last failure.
  */
 export async function waitForObject(read: KubeRead, what: string, opts: WaitOptions): Promise<KubeObject> {
-    const now = opts.now ?? Date.now;
-    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-    const deadline = now() + opts.timeoutSeconds * 1000;
-    let last = "not found";
-    for (;;) {
-        try {
-            const obj = await read();
-            if (obj) return obj;
-            last = "not found";
-        } catch (e) {
-            last = (e as Error).message;
-        }
-        if (now() >= deadline) {
-            throw new Error(`timed out after ${opts.timeoutSeconds}s waiting for ${what} (last result: ${last})`);
-        }
-        await sleep((opts.intervalSeconds ?? 5) * 1000);
-    }
+    // A falsy answer (not found) is "not yet", as is any error; both are retried.
+    return poll(async () => (await read()) || undefined, {
+        timeoutSeconds: opts.timeoutSeconds,
+        intervalSeconds: opts.intervalSeconds ?? 5,
+        now: opts.now,
+        sleep: opts.sleep,
+        timeoutError: (e) => new Error(`timed out after ${opts.timeoutSeconds}s waiting for ${what} (last result: ${e ? (e as Error).message : "not found"})`),
+    });
 }
