@@ -10,6 +10,10 @@ const project = (displayName, dir, extra = {}) => ({
 });
 
 module.exports = {
+    // Kills whatever a test started and left running (API servers, Pulumi CLIs and their plugins)
+    // after the last test, and when jest is interrupted (SIGINT, SIGTERM, SIGHUP).
+    globalSetup: "<rootDir>/test/support/process-reaper.ts",
+    globalTeardown: "<rootDir>/test/support/process-reaper.ts",
     projects: [
         project("unit", "unit"),
         project("engine", "engine"),

@@ -1,6 +1,11 @@
 // Child processes of the harness: each runs in its own process group with stdout and stderr in a
 // log file, can be stopped (SIGTERM, then SIGKILL to the whole group), and is killed when the
 // Node process exits, whatever the reason, so that no API server outlives a test run.
+//
+// Under jest the exit and signal hooks below never fire (a test file's `process` is a per-file
+// copy whose events are not the real process's); there jest's process reaper
+// (test/support/process-reaper.ts) kills what is left, since every process started here inherits
+// its KAMINO_TEST_RUN mark. The hooks serve plain Node callers such as test/bench.
 import { spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -24,7 +29,7 @@ export interface ExitInfo {
     signal: NodeJS.Signals | null;
 }
 
-/** Process groups still running, killed on exit of the Node process. */
+/** Process groups still running, killed on exit of the Node process (outside jest; see above). */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
