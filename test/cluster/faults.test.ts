@@ -2,8 +2,8 @@
 // another on one 2-member fleet; after each, the fleet converges and a no-op `up` changes nothing.
 // It ends with a member lost for good and a `destroy` that still finishes. What a user sees and
 // the recovery they run are the README's "When things go wrong" table; times are printed.
-import { ChildProcess, spawn } from "child_process";
-import { EngineSandbox, toolchainPath, which } from "../support/engine";
+import { EngineSandbox, toolchainPath } from "../support/engine";
+import { PulumiProcess, runPulumi, startPulumi } from "../support/pulumi-cli";
 import { CLUSTER_API_VERSION, clusterCondition, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
 import { loopbackStack, setLicense } from "./loopback-stack";
 
@@ -37,26 +37,16 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** The CLI, as a user runs it: `pulumi <args>` in the project, with the sandbox's backend. */
-function cli(args: string[], env: Record<string, string> = {}): ChildProcess & { output: () => string } {
-    const child = spawn(which("pulumi", sandbox.binPath), [...args, "--stack", "faults", "--non-interactive", "--color", "never"], {
-        cwd: sandbox.project,
-        env: { ...process.env, ...sandbox.env, ...env },
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    return Object.assign(child, { output: () => out });
+function cli(args: string[], env: Record<string, string> = {}): PulumiProcess {
+    return startPulumi(sandbox, "faults", args, env);
 }
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-    const child = cli(args, env);
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const { code, output } = await runPulumi(sandbox, "faults", args, env);
     // A failed run is shown whole: it is what the user sees.
-    const lines = child.output().trim().split("\n");
+    const lines = output.trim().split("\n");
     note(`pulumi ${args.join(" ")} exited ${code}:\n${(code === 0 ? lines.slice(-8) : lines.filter((l) => !/using pulumi-.* from \$PATH/.test(l))).join("\n")}`);
-    return { code, output: child.output() };
+    return { code, output };
 }
 
 /** A fleet in the state `up` promises: Running everywhere, the Secret's value on every member. */
@@ -96,12 +86,13 @@ afterAll(async () => {
 
 test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear-pending-creates, up with patch-force converges", async () => {
     const up = cli(["up", "--yes", "--skip-preview"]);
-    // Kill the CLI's process group (CLI and language host; the providers outlive it) as federated-iris's
-    // policy is created: the joins are done or under way, the IKO releases are done. (A kill during a
-    // Helm install leaves Helm's own pending record; the README says how to clear it.)
+    // Kill the CLI, its language host and its providers at once, as a machine losing power would, as
+    // federated-iris's policy is created: the joins are done or under way, the IKO releases are done.
+    // (A kill during a Helm install leaves Helm's own pending record; the README says how to clear it.)
     await waitFor("the policies under way", async () => (/PropagationPolicy federated-iris-policy creating/.test(up.output()) ? true : undefined), { timeoutMs: 240_000, intervalMs: 50 });
-    process.kill(-up.pid!, "SIGKILL");
-    await new Promise((r) => up.on("exit", r));
+    const killed = up.killTree("SIGKILL");
+    note(`killed pulumi up and ${killed.length - 1} process(es) it started`);
+    await up.exited;
 
     const locked = await run(["up", "--yes", "--skip-preview"]);
     expect(locked.code).not.toBe(0);
