@@ -263,13 +263,17 @@ describe("process cleanup", () => {
     const PROBE = "KAMINO_PROBE";
     const TREE = "sleep 300 & setsid sleep 300 & (setsid sh -c 'sleep 300 & sleep 300 & wait') & wait";
     const living = (id: string) => processesWithEnv(PROBE, id);
-    const session = (pid: number) => {
-        try {
-            return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[3];
-        } catch {
-            return undefined;
-        }
-    };
+    /** How many sessions the probe processes are in. */
+    const sessions = (id: string) =>
+        new Set(
+            living(id).map((pid) => {
+                try {
+                    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[3];
+                } catch {
+                    return undefined;
+                }
+            }),
+        ).size;
 
     async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
         const end = Date.now() + timeoutMs;
@@ -284,8 +288,7 @@ describe("process cleanup", () => {
         // The tree, and a shell that keeps forking new sessions while it is killed.
         const root = spawn("sh", ["-c", `(${TREE}) & while :; do setsid sleep 300 & sleep 0.01; done`], { detached: true, stdio: "ignore", env: { ...process.env, [PROBE]: id } });
         const exited = new Promise((r) => root.on("exit", r));
-        await until("the tree and a few forks", () => living(id).length >= 20);
-        expect(new Set(living(id).map(session)).size).toBeGreaterThan(5);
+        await until("the tree and a few forks", () => living(id).length >= 20 && sessions(id) > 5);
         expect(processTree(root.pid!).length).toBeGreaterThanOrEqual(20);
         const killed = killTree(root.pid!, "SIGKILL");
         expect(killed).toContain(root.pid);
@@ -351,8 +354,7 @@ describe("process cleanup", () => {
                 try {
                     // The tree is six processes in three sessions; with workers, one tree per file.
                     const trees = files.includes("*") ? 2 : 1;
-                    await until(`${trees} probe tree(s)`, () => living(id).length >= 6 * trees, 60_000);
-                    expect(new Set(living(id).map(session)).size).toBe(3 * trees);
+                    await until(`${trees} probe tree(s)`, () => living(id).length === 6 * trees && sessions(id) === 3 * trees, 60_000);
                     run.child.kill(sig);
                     const { signal } = await run.exited;
                     expect([signal, run.output()]).toEqual([sig, expect.stringContaining(`process-reaper: on ${sig}: killed`)]);

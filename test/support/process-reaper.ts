@@ -46,7 +46,10 @@ export function processTable(): Map<number, ProcEntry> {
 /** The given processes and all their descendants that are still in the table (zombies included). */
 function subtrees(table: Map<number, ProcEntry>, roots: Iterable<number>): Set<number> {
     const children = new Map<number, number[]>();
-    for (const [pid, e] of table) children.set(e.ppid, [...(children.get(e.ppid) ?? []), pid]);
+    for (const [pid, e] of table) {
+        if (!children.has(e.ppid)) children.set(e.ppid, []);
+        children.get(e.ppid)!.push(pid);
+    }
     const found = new Set<number>();
     const todo = [...roots].filter((p) => table.has(p));
     while (todo.length) {
@@ -76,7 +79,8 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  * Sends `sig` to the processes `roots()` names and to all their descendants at once. The trees are
  * frozen first (SIGSTOP, walking /proc again until no new process appears), so no process can
  * fork or be reparented away between the walk and the kill; then all get `sig` (and SIGCONT, so a
- * catchable signal is handled). Never signals this process or its ancestors. Returns the pids signalled.
+ * catchable signal is handled). Never signals this process or its ancestors, nor zombies. Returns
+ * the pids signalled.
  */
 export function signalTrees(roots: (table: Map<number, ProcEntry>) => Iterable<number>, sig: NodeJS.Signals): number[] {
     const spared = new Set<number>();
@@ -85,7 +89,7 @@ export function signalTrees(roots: (table: Map<number, ProcEntry>) => Iterable<n
         for (let round = 0; round < 1000; round++) {
             const table = processTable();
             if (round === 0) for (let p = process.pid; p > 0 && !spared.has(p); p = table.get(p)?.ppid ?? 0) spared.add(p);
-            const fresh = [...subtrees(table, [...roots(table), ...frozen])].filter((p) => !frozen.has(p) && !spared.has(p));
+            const fresh = [...subtrees(table, [...roots(table), ...frozen])].filter((p) => !frozen.has(p) && !spared.has(p) && table.get(p)!.state !== "Z");
             if (!fresh.length) break;
             for (const p of fresh) {
                 signal(p, "SIGSTOP");

@@ -57,7 +57,8 @@ export function startPulumi(sandbox: PulumiSandbox, stack: string, args: string[
         pid,
         output: () => out,
         exited,
-        killTree: (signal: NodeJS.Signals = "SIGKILL") => (pid > 0 ? killTree(pid, signal) : []),
+        // Once the CLI has exited its pid may be reused, and what it started is no longer its descendant.
+        killTree: (signal: NodeJS.Signals = "SIGKILL") => (pid > 0 && child.exitCode === null && child.signalCode === null ? killTree(pid, signal) : []),
     };
 }
 
