@@ -3,31 +3,12 @@
 import { CONFIG_NAMESPACE, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
 import { memberNames, resolvePlacement, useMembers } from "./placement";
 import { ConfigPath, hasOwn, Problem } from "./problems";
-import { FleetConfig, KEY_SCHEMAS, PlacementConfig } from "./schema";
+import { KEY_SCHEMAS, PlacementConfig } from "./schema";
+import type { CheckContext, CheckedConfig, ConfigCheck } from "./context";
+import { checkFailoverPlacements } from "./failover";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
 
-/** What `loadFleetConfig` needs to know about the environment, injected so the function stays pure. */
-export interface ConfigEnvironment {
-    /** True when a path (relative to the project directory) exists; used for the IKO chart check. */
-    pathExists?: (path: string) => boolean;
-    /** True when `kamino:<key>` is a Pulumi secret. */
-    isSecret?: (key: string) => boolean;
-}
-
-/**
- * The config the cross-key checks see: the cluster list parsed, other keys possibly not (their
- * schema problems are reported already), hence optional.
- */
-export type CheckedConfig = Pick<FleetConfig, "clusters"> & Partial<Omit<FleetConfig, "clusters">>;
-
-/** What a check may look at besides the parsed config. */
-export interface CheckContext {
-    /** Every `kamino:` key of the stack, as `configInput` parsed it. */
-    input: Record<string, unknown>;
-    env: ConfigEnvironment;
-}
-
-export type ConfigCheck = (cfg: CheckedConfig, ctx: CheckContext) => Problem[];
+export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
 
 /** Cluster names must be unique: they name kind clusters, Karmada `Cluster`s and placements. */
 export function checkNamesUnique(cfg: CheckedConfig): Problem[] {
@@ -214,7 +195,10 @@ export function checkSecrets(cfg: CheckedConfig, { input, env }: CheckContext): 
     return problems;
 }
 
-/** Secrets an IrisCluster refers to must be synced to every member the IrisCluster goes to. */
+/**
+ * Secrets an IrisCluster refers to must be synced to every member the IrisCluster goes to, or, in
+ * failover mode, may go to: IRIS cannot start on a backup that lacks its license.
+ */
 export function checkSecretReferences(cfg: CheckedConfig): Problem[] {
     const secrets = cfg.secrets ?? [];
     const index = new Map(secrets.map((s, i) => [`${s.namespace}/${s.name}`, i]));
@@ -235,7 +219,7 @@ export function checkSecretReferences(cfg: CheckedConfig): Problem[] {
                 ? [
                       {
                           path,
-                          reason: `IrisCluster '${ic.name}' goes to ${missing.join(", ")} but ${CONFIG_NAMESPACE}:secrets[${idx}] ('${secretName}') is not synced there`,
+                          reason: `IrisCluster '${ic.name}' ${ic.placement.mode === "failover" ? "may fail over to" : "goes to"} ${missing.join(", ")} but ${CONFIG_NAMESPACE}:secrets[${idx}] ('${secretName}') is not synced there`,
                           fix: "widen the Secret's placement",
                       },
                   ]
@@ -270,6 +254,7 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkFilesExist,
     checkIrisClusters,
     checkPlacements,
+    checkFailoverPlacements,
     checkSecrets,
     checkSecretReferences,
     checkUnknownKeys,

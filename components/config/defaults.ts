@@ -15,6 +15,12 @@ export const KAMINO_FEATURE_GATES: Readonly<Record<string, boolean>> = { Propaga
 export const DEFAULTS = {
     /** IRIS pulls a multi-GB image and starts its instance: minutes, more on a cold node. */
     irisRunningTimeoutSeconds: 900,
+    /**
+     * How long a failover member may stay unreachable (after Karmada marks it not Ready, itself ~30-40 s
+     * after the outage) or failed before its IrisCluster moves. Karmada's failure threshold already
+     * absorbs short blips; docs/disaster-recovery.md has the measured timeline behind this value.
+     */
+    failoverAfterSeconds: 10,
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
     karmadaChartVersion: "v1.15.0",

@@ -19,12 +19,14 @@ export type {
     KarmadaConfig,
     KindClusterConfig,
     OverrideConfig,
+    IrisPlacementConfig,
     PlacementConfig,
     SecretConfig,
 } from "./schema";
 export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_PLACEHOLDER, showValue } from "./problems";
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
+export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
 export { SECRET_KEYS } from "./secrets";
 export {
     checkFilesExist,

@@ -116,6 +116,16 @@ const placementSchema = z
     })
     .strict();
 
+/**
+ * An IrisCluster's placement: `all` runs it on every selected member; `failover` on one member at a
+ * time, the first Ready one in `clusterNames` order (checks: config/failover.ts).
+ */
+const irisPlacementSchema = placementSchema
+    .extend({
+        mode: z.enum(["all", "failover"]).default("all"),
+    })
+    .strict();
+
 const overrideSchema = z
     .object({
         clusterNames: z.array(z.string()).min(1).optional(),
@@ -147,7 +157,9 @@ const irisClusterSchema = z
         image: z.string({ required_error: IRIS_IMAGE_MESSAGE }).min(1, IRIS_IMAGE_MESSAGE),
         serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).optional(),
         storageClassName: z.string().min(1).optional(),
-        placement: placementSchema.default({}),
+        placement: irisPlacementSchema.default({}),
+        /** With `placement.mode: failover`: seconds a member may be unreachable or failed before the IrisCluster moves on. */
+        failoverAfterSeconds: z.number().int().min(0).max(3600).default(DEFAULTS.failoverAfterSeconds),
         policyName: dnsLabel("policyName", 253).optional(),
         licenseKeySecret: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE).optional(),
         imagePullSecrets: z.array(z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE)).optional(),
@@ -251,6 +263,7 @@ export type GkeClusterConfig = z.infer<typeof gkeCluster>;
 export type ExistingClusterConfig = z.infer<typeof existingCluster>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type PlacementConfig = z.infer<typeof placementSchema>;
+export type IrisPlacementConfig = z.infer<typeof irisPlacementSchema>;
 export type OverrideConfig = z.infer<typeof overrideSchema>;
 export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
 export type SecretConfig = z.infer<typeof secretSchema>;

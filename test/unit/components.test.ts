@@ -145,7 +145,7 @@ test("CrdMirror: a CRD that never appears fails the up with what to check", asyn
     await expect(readMirrorSpec(wrongScope, "kubeconfig", args)).rejects.toThrow(/expected \{"kind":"IrisCluster","plural":"irisclusters","scope":"Namespaced"\}/);
 });
 
-const irisEntry = { name: "iris", namespace: "ha", image: "iris:1", placement: { clusterNames: ["a", "b"] }, overrides: [], waitForRunning: true, runningTimeoutSeconds: 120, spec: {} };
+const irisEntry = { name: "iris", namespace: "ha", image: "iris:1", placement: { mode: "all" as const, clusterNames: ["a", "b"] }, failoverAfterSeconds: 10, overrides: [], waitForRunning: true, runningTimeoutSeconds: 120, spec: {} };
 
 describe("FederatedIrisCluster: waiting for IKO to run it", () => {
     const build = (config = irisEntry, calls: string[] = []) =>

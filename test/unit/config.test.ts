@@ -26,6 +26,8 @@ const base = {
     iko: { chartPath: "./chart" },
 };
 const exists = () => true;
+/** A fleet for failover: two members. */
+const drBase = { ...base, clusters: [...base.clusters, kind("ikodr")] };
 
 /** Raw config as Pulumi hands it over: `kamino:key` → JSON text. */
 function raw(cfg: Record<string, unknown>): Record<string, string> {
@@ -95,6 +97,8 @@ type BadCase = {
     fix: string;
     pathExists?: (p: string) => boolean;
     secretKeys?: string[];
+    /** The reason, where its wording is the point. */
+    reason?: string;
 };
 
 const iris = (extra: Record<string, unknown> = {}) => ({ name: "i", image: "iris:1", ...extra });
@@ -292,6 +296,61 @@ const BAD: Record<string, BadCase> = {
         shown: '= "ikofett"',
         fix: "use a member cluster: ikoclone",
     },
+    "failover over a single member": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone"] } })] },
+        key: "kamino:irisClusters[0].placement.clusterNames",
+        shown: '= ["ikoclone"]',
+        fix: "list the first choice and at least one backup in placement.clusterNames",
+    },
+    "failover without a member list": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failover" } })] },
+        key: "kamino:irisClusters[0].placement.mode",
+        shown: '= "failover"',
+        fix: "list the first choice and at least one backup",
+    },
+    "failover by labels (no order)": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone", "ikodr"], clusterLabels: { site: "a" } } })] },
+        key: "kamino:irisClusters[0].placement.clusterLabels",
+        shown: '= {"site":"a"}',
+        fix: "list the members in placement.clusterNames instead, first choice first",
+    },
+    "failover listing a member twice": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone", "ikodr", "ikoclone"] } })] },
+        key: "kamino:irisClusters[0].placement.clusterNames[2]",
+        shown: '= "ikoclone"',
+        fix: "list each member once",
+    },
+    "failover mode misspelled": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failback", clusterNames: ["ikoclone", "ikodr"] } })] },
+        key: "kamino:irisClusters[0].placement.mode",
+        shown: '= "failback"',
+        fix: "use one of all, failover",
+    },
+    "failoverAfterSeconds without failover": {
+        config: { ...drBase, irisClusters: [iris({ failoverAfterSeconds: 30 })] },
+        key: "kamino:irisClusters[0].failoverAfterSeconds",
+        shown: "= 30",
+        fix: "remove it, or set placement.mode to failover",
+    },
+    "failoverAfterSeconds negative": {
+        config: { ...drBase, irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone", "ikodr"] }, failoverAfterSeconds: -1 })] },
+        key: "kamino:irisClusters[0].failoverAfterSeconds",
+        shown: "= -1",
+        fix: "use a number of at least 0",
+    },
+    "a license Secret the backup would not have": {
+        config: {
+            ...drBase,
+            irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone", "ikodr"] }, licenseKeySecret: "lic" })],
+            secrets: [{ name: "lic", fromConfig: "irisLicense", placement: { clusterNames: ["ikoclone"] } }],
+            irisLicense: { "iris.key": "k" },
+        },
+        key: "kamino:irisClusters[0].licenseKeySecret",
+        shown: '= "lic"',
+        fix: "widen the Secret's placement",
+        reason: "IrisCluster 'i' may fail over to ikodr but kamino:secrets[0] ('lic') is not synced there",
+        secretKeys: ["kamino:irisLicense"],
+    },
     "override for no cluster": {
         config: { ...base, irisClusters: [iris({ overrides: [{ serviceType: "NodePort" }] })] },
         key: "kamino:irisClusters[0].overrides[0]",
@@ -378,7 +437,7 @@ describe("each mistake is named with its key, its value and the fix, before any 
 
     test.each(Object.entries(BAD))("%s", async (_, c) => {
         const error = await rejectedByStack(c.config, { pathExists: c.pathExists, secretKeys: c.secretKeys });
-        const line = new RegExp(`^${escape(c.key)} ${escape(c.shown)}: .+; fix: .*${escape(c.fix)}`);
+        const line = new RegExp(`^${escape(c.key)} ${escape(c.shown)}: ${c.reason ? escape(c.reason) : ".+"}; fix: .*${escape(c.fix)}`);
         expect(error.problems).toContainEqual(expect.stringMatching(line));
         for (const p of error.problems) expect(p).toMatch(LINE_FORMAT);
         expect(error.message).toContain(`  - ${c.key} ${c.shown}: `);
