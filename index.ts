@@ -6,7 +6,7 @@ import { kaminoStack } from "./components/stack";
 
 export = async () => {
     const { outputs, running } = kaminoStack(pulumi.runtime.allConfig());
-    await running;
+    const runningOn = await running;
     return {
         /** Every cluster: name, provider, API endpoint as Karmada reaches it, and whether it hosts Karmada. */
         clusters: outputs.clusters,
@@ -20,6 +20,11 @@ export = async () => {
         members: outputs.members,
         /** For each IrisCluster (`namespace/name`), the members it is propagated to. */
         irisClusters: outputs.irisClusters,
+        /**
+         * On `up`, for each IrisCluster it waited for, the members it runs on now: in failover mode
+         * the one Karmada chose, which after a failover is a backup (absent in preview).
+         */
+        ...(pulumi.runtime.isDryRun() ? {} : { runningOn }),
         /** For each synced Secret (`namespace/name`), the members it reaches. */
         syncedSecrets: outputs.syncedSecrets,
         /** Ready-to-paste commands that show the result. */

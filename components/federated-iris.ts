@@ -3,7 +3,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "./config";
-import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, PlaintextOverrider, PropagationPolicy, ResourceSelector } from "./crds";
+import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "./crds";
+import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "./failover";
 import { RunningWaiter, waitForRunningMembers } from "./iris-running";
 import { inheritedDependsOn } from "./options";
 import { mergeValues } from "./values";
@@ -25,6 +26,11 @@ export interface FederatedIrisClusterArgs {
     karmadaKubeconfig?: pulumi.Input<string>;
     /** How to wait for that; the default polls the template's aggregated status in Karmada. */
     waitForRunning?: RunningWaiter;
+    /**
+     * The fleet taints failed failover members NoExecute (see failover.ts): a placement in mode `all`
+     * then tolerates the taint, so that it keeps every member it selects, as without failover.
+     */
+    tolerateFailoverTaint?: boolean;
 }
 
 /** The IrisCluster spec Kamino generates from a config entry. */
@@ -49,6 +55,19 @@ export function clusterAffinity(p: PlacementConfig | undefined): ClusterAffinity
         ...(p?.clusterLabels ? { labelSelector: { matchLabels: p.clusterLabels } } : {}),
     };
     return Object.keys(affinity).length > 0 ? affinity : undefined;
+}
+
+/**
+ * A placement on every member `p` selects (undefined: every member), kept there through a failover
+ * taint when the fleet uses one, as placements were before failover existed.
+ */
+export function everySelectedMember(p: PlacementConfig | undefined, tolerateFailoverTaint = false): Placement | undefined {
+    const affinity = clusterAffinity(p);
+    const placement: Placement = {
+        ...(affinity ? { clusterAffinity: affinity } : {}),
+        ...(tolerateFailoverTaint ? { clusterTolerations: [{ ...TOLERATE_FAILOVER_TAINT }] } : {}),
+    };
+    return Object.keys(placement).length > 0 ? placement : undefined;
 }
 
 /** Plaintext overriders (JSON patches) for one config override, against the template's spec. */
@@ -81,6 +100,29 @@ export function overrideSpec(c: IrisClusterConfig, selector: ResourceSelector): 
             },
             overriders: { plaintext: overriders(o, template) },
         })),
+    };
+}
+
+/**
+ * The PropagationPolicy spec of an entry. Mode `all`: every member the placement selects. Mode
+ * `failover`: one member at a time down `placement.clusterNames` (failover.ts).
+ */
+export function irisPropagationSpec(c: IrisClusterConfig, selector: ResourceSelector, opts: { overridePolicyName?: string; tolerateFailoverTaint?: boolean } = {}): PropagationSpec {
+    const dependentOverrides = opts.overridePolicyName ? { dependentOverrides: [opts.overridePolicyName] } : {};
+    if (c.placement.mode === "failover") {
+        return {
+            resourceSelectors: [selector],
+            placement: failoverPlacement(c.placement.clusterNames ?? [], c.failoverAfterSeconds),
+            ...failoverPolicyFields(c.failoverAfterSeconds),
+            ...dependentOverrides,
+        };
+    }
+    const placement = everySelectedMember(c.placement, opts.tolerateFailoverTaint);
+    return {
+        resourceSelectors: [selector],
+        ...(placement ? { placement } : {}),
+        // Karmada applies the overrides before the first copy reaches a member.
+        ...dependentOverrides,
     };
 }
 
@@ -117,17 +159,11 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
                 child,
             );
         }
-        const affinity = clusterAffinity(c.placement);
         this.policy = new PropagationPolicy(
             `${name}-policy`,
             {
                 metadata: { name: c.policyName ?? `${c.name}-propagate`, namespace: c.namespace },
-                spec: {
-                    resourceSelectors: [selector],
-                    ...(affinity ? { placement: { clusterAffinity: affinity } } : {}),
-                    // Karmada applies the overrides before the first copy reaches a member.
-                    ...(overrides ? { dependentOverrides: [overridePolicyName] } : {}),
-                },
+                spec: irisPropagationSpec(c, selector, { overridePolicyName: overrides ? overridePolicyName : undefined, tolerateFailoverTaint: args.tolerateFailoverTaint }),
             },
             { ...child, dependsOn: [...after, ...(this.overridePolicy ? [this.overridePolicy] : [])] },
         );
@@ -147,7 +183,7 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             const kubeconfig = args.karmadaKubeconfig;
             this.running = new Promise<string[]>((resolve, reject) => {
                 pulumi.all([this.template.id, kubeconfig]).apply(([, kc]) => {
-                    wait(kc, id, this.targetClusters, c.runningTimeoutSeconds).then(resolve, (e: Error) => reject(new pulumi.ResourceError(e.message, this.template, true)));
+                    wait(kc, id, this.targetClusters, c.runningTimeoutSeconds, c.placement.mode).then(resolve, (e: Error) => reject(new pulumi.ResourceError(e.message, this.template, true)));
                 });
             });
         }

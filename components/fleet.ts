@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { Cilium } from "./cilium";
-import { ClusterConfig, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
+import { ClusterConfig, failoverMembers, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
 import { CrdMirror, CrdReader } from "./crd-mirror";
 import { IrisCluster } from "./crds";
 import { ExistingCluster } from "./existing-cluster";
@@ -13,6 +13,7 @@ import { IrisClusterInterpreter } from "./iris-interpreter";
 import { IrisOperator } from "./iris-operator";
 import { RunningWaiter } from "./iris-running";
 import { KarmadaControlPlane } from "./karmada";
+import { KarmadaFailover } from "./karmada-failover";
 import { KarmadaMember } from "./karmada-member";
 import { defaultSubnets } from "./kind-config";
 import { KindCluster } from "./kind-cluster";
@@ -89,15 +90,18 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly irisClusters: Record<string, FederatedIrisCluster> = {};
     /** The synced Secrets, when the config has any. */
     public readonly secretSync?: SecretSync;
+    /** The ClusterTaintPolicy that makes failover fire, when some IrisCluster is placed in failover mode. */
+    public readonly failover?: KarmadaFailover;
     /** Summaries of all clusters (stack output). */
     public readonly clusterSummaries: ClusterSummary[];
     /** Kubeconfigs of all clusters, keyed by name; secret. */
     public readonly kubeconfigs: pulumi.Output<Record<string, string>>;
     /**
      * On `up`, settles once every federated IrisCluster runs on its members (rejecting with the
-     * first failure); resolved at once in preview. The program awaits it.
+     * first failure) with the members each runs on, keyed `namespace/name`; resolved at once, empty,
+     * in preview or when not waiting. The program awaits it.
      */
-    public readonly running: Promise<void>;
+    public readonly running: Promise<Record<string, string[]>>;
 
     constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:Fleet", name, {}, opts);
@@ -146,12 +150,22 @@ export class Fleet extends pulumi.ComponentResource {
         );
         const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider: onKarmada.provider, karmadaLifecycle: onKarmada.lifecycle }, { parent: this });
 
-        // 6. Namespaces, 7. synced Secrets, 8. federated IrisClusters.
+        // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
+        this.failover = this.failoverTaints(cfg, onKarmada);
         const namespaces = this.namespaces(cfg, onKarmada);
         this.secretSync = this.syncSecrets(cfg, args.secretValues, onKarmada, namespaces);
-        const prerequisites = [this.crdMirror, interpreter, ...Object.values(this.members).map((m) => m.cluster), ...namespaces, ...(this.secretSync ? [this.secretSync] : [])];
+        const prerequisites = [
+            this.crdMirror,
+            interpreter,
+            ...Object.values(this.members).map((m) => m.cluster),
+            ...namespaces,
+            ...(this.secretSync ? [this.secretSync] : []),
+            ...(this.failover ? [this.failover] : []),
+        ];
         for (const ic of cfg.irisClusters) this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
-        this.running = Promise.all(Object.values(this.irisClusters).map((f) => f.running)).then(() => undefined);
+        this.running = Promise.all(Object.entries(this.irisClusters).map(async ([id, f]) => [id, f.running ? await f.running : undefined] as const)).then((runs) =>
+            Object.fromEntries(runs.filter((r): r is readonly [string, string[]] => r[1] !== undefined)),
+        );
 
         this.clusterSummaries = Object.values(this.clusters).map((c) => ({
             name: c.config.name,
@@ -205,6 +219,7 @@ export class Fleet extends pulumi.ComponentResource {
                           apiServerHostPort: cfg.karmada.apiServerHostPort,
                           timeoutSeconds: cfg.karmada.installTimeoutSeconds,
                           featureGates: cfg.karmada.featureGates,
+                          failover: failoverMembers(cfg).length > 0,
                           values: cfg.karmada.values,
                       },
                   }
@@ -240,6 +255,20 @@ export class Fleet extends pulumi.ComponentResource {
         );
     }
 
+    /**
+     * The ClusterTaintPolicy for the members failover placements name, once they are joined; none
+     * without failover placement, so that other fleets keep Karmada's plain behaviour.
+     */
+    private failoverTaints(cfg: FleetConfig, karmada: KarmadaTarget): KarmadaFailover | undefined {
+        const members = failoverMembers(cfg);
+        if (members.length === 0) return undefined;
+        return new KarmadaFailover(
+            "failover",
+            { members, karmadaProvider: karmada.provider, karmadaLifecycle: karmada.lifecycle },
+            { parent: this, dependsOn: members.map((m) => this.members[m].cluster) },
+        );
+    }
+
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
     private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
         const names = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace)])].filter((n) => n !== "default");
@@ -268,6 +297,7 @@ export class Fleet extends pulumi.ComponentResource {
                 secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], targetClusters: resolvePlacement(cfg.clusters, s.placement) })),
                 karmadaProvider: karmada.provider,
                 karmadaLifecycle: karmada.lifecycle,
+                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             { parent: this, dependsOn: namespaces },
         );
@@ -275,7 +305,8 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
     private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaTarget, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
-        const targets = resolvePlacement(cfg.clusters, ic.placement);
+        // In failover mode, the list in its order: first choice first.
+        const targets = ic.placement.mode === "failover" ? ic.placement.clusterNames! : resolvePlacement(cfg.clusters, ic.placement);
         const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
         return new FederatedIrisCluster(
             ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
@@ -286,6 +317,7 @@ export class Fleet extends pulumi.ComponentResource {
                 karmadaLifecycle: karmada.lifecycle,
                 karmadaKubeconfig: this.karmada.kubeconfig,
                 waitForRunning: runningWaiter,
+                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             { parent: this, dependsOn: [...prerequisites, ...targetOperators] },
         );

@@ -5,26 +5,22 @@ import * as pulumi from "@pulumi/pulumi";
 import { IrisCluster } from "./crds";
 
 /**
- * Healthy when IKO reports the cluster Running (`status.phase`, shown as STATUS by
- * `kubectl get irisclusters`), or when a Ready condition is True.
+ * Unhealthy only when IKO reports a failure: phase Failed or Error. Karmada's application failover
+ * moves a failover-placed IrisCluster off a member where it stays Unhealthy for
+ * `failoverAfterSeconds`, so an IRIS that is still pulling its image or starting (no status yet,
+ * Pending, Creating) must not count as Unhealthy, or it would be moved before it ever ran. Whether
+ * it runs is the phase, which `up` waits for (iris-running.ts).
  */
 export const HEALTH_LUA = `
 function InterpretHealth(observedObj)
   if observedObj.status == nil then
-    return false
-  end
-  if observedObj.status.phase == "Running" then
     return true
   end
-  local conditions = observedObj.status.conditions
-  if conditions ~= nil then
-    for _, c in ipairs(conditions) do
-      if c.type == "Ready" and c.status == "True" then
-        return true
-      end
-    end
+  local phase = observedObj.status.phase
+  if phase == "Failed" or phase == "Error" then
+    return false
   end
-  return false
+  return true
 end
 `;
 

@@ -15,7 +15,15 @@ export interface KarmadaView {
     template?: KubeObject;
     /** The Karmada `Cluster` of each target member, by name. */
     clusters: Record<string, KubeObject | undefined>;
+    /**
+     * The members Karmada's scheduler placed it on (its ResourceBinding's `spec.clusters`); read in
+     * failover mode, where that is one member of the list and may change without Kamino.
+     */
+    scheduled?: string[];
 }
+
+/** How an IrisCluster is placed: on every target (`all`), or on one at a time down the list (`failover`). */
+export type PlacementMode = "all" | "failover";
 
 /** One member as Karmada reports it. */
 export interface MemberStatus {
@@ -38,6 +46,8 @@ export interface RunningReport {
     notRunning: MemberStatus[];
     /** Some member reports a failed phase. */
     failed: boolean;
+    /** Members that run it (of those that count: in failover mode, the one Karmada chose). */
+    runningOn: string[];
 }
 
 type AggregatedStatus = { clusters?: Array<{ name?: string; phase?: string; condition?: string }> };
@@ -57,8 +67,18 @@ export function clusterState(cluster: KubeObject | undefined): MemberStatus | un
     return { name: "", phase: "ClusterNotReady", condition: [`Ready=${ready.status}`, ready.reason, ready.message].filter(Boolean).join(": ") };
 }
 
-/** Reads the template's aggregated status and the members' Clusters against the members its placement selects. */
-export function runningReport(view: KarmadaView, targets: string[]): RunningReport {
+/**
+ * Reads the template's aggregated status and the members' Clusters against the members its placement
+ * selects. In failover mode only the member Karmada chose counts, and a failure there is not final
+ * while the list has a member after it: Karmada moves the IrisCluster on, and `up` waits for that.
+ */
+export function runningReport(view: KarmadaView, targets: string[], mode: PlacementMode = "all"): RunningReport {
+    if (mode === "failover") {
+        const chosen = (view.scheduled ?? []).filter((m) => targets.includes(m));
+        if (chosen.length === 0) return { running: false, notRunning: [{ name: targets.join(" or "), phase: "NotScheduled" }], failed: false, runningOn: [] };
+        const report = runningReport(view, chosen);
+        return { ...report, failed: report.failed && chosen.includes(targets[targets.length - 1]) };
+    }
     const clusters = (view.template?.status as AggregatedStatus | undefined)?.clusters;
     // Lua's empty table reaches JSON as {}: no member has reported.
     const reported = new Map((Array.isArray(clusters) ? clusters : []).map((c) => [c.name, c]));
@@ -74,7 +94,8 @@ export function runningReport(view: KarmadaView, targets: string[]): RunningRepo
         if (c?.phase === "Running") continue;
         notRunning.push({ name, phase: c ? (c.phase ?? "Pending") : "NotApplied", ...(c?.condition ? { condition: c.condition } : {}) });
     }
-    return { running: notRunning.length === 0, notRunning, failed: notRunning.some((m) => FAILED_PHASES.includes(m.phase)) };
+    const runningOn = targets.filter((t) => !notRunning.some((m) => m.name === t));
+    return { running: notRunning.length === 0, notRunning, failed: notRunning.some((m) => FAILED_PHASES.includes(m.phase)), runningOn };
 }
 
 /** The one message `up` fails with: the IrisCluster, each member not running and what it reports, and where to look. */
@@ -97,6 +118,8 @@ export interface RunningWaitOptions {
     intervalSeconds?: number;
     /** How a user reaches the Karmada API, for the message (e.g. `kubectl --kubeconfig karmada.kubeconfig`). */
     karmadaCommand: string;
+    /** The IrisCluster's placement mode; default `all`. */
+    mode?: PlacementMode;
     /** Injected clock and sleep, for tests. */
     now?: () => number;
     sleep?: (ms: number) => Promise<void>;
@@ -108,10 +131,10 @@ export interface RunningWaitOptions {
  */
 export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
     // The last report read; a failed read keeps the one before it.
-    let report: RunningReport = runningReport({ clusters: {} }, targets);
+    let report: RunningReport = runningReport({ clusters: {} }, targets, opts.mode);
     const done = await poll(
         async () => {
-            report = runningReport(await read(), targets);
+            report = runningReport(await read(), targets, opts.mode);
             return report.running || report.failed ? report : undefined;
         },
         {
@@ -130,23 +153,31 @@ export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: str
 }
 
 /**
- * Waits until the IrisCluster `namespace/name` runs on every target member, reading its template
- * through a Karmada kubeconfig; resolves the members, rejects with notRunningMessage.
+ * Waits until the IrisCluster `namespace/name` runs on every target member (in failover mode: on the
+ * member of the list Karmada chose), reading its template through a Karmada kubeconfig; resolves the
+ * members where it runs, rejects with notRunningMessage.
  */
-export type RunningWaiter = (karmadaKubeconfig: string, id: string, targets: string[], timeoutSeconds: number) => Promise<string[]>;
+export type RunningWaiter = (karmadaKubeconfig: string, id: string, targets: string[], timeoutSeconds: number, mode?: PlacementMode) => Promise<string[]>;
+
+/** Karmada's ResourceBinding of an IrisCluster template (`<name>-<lower-case kind>`, names.GenerateBindingName). */
+export const bindingPath = (namespace: string, name: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${namespace}/resourcebindings/${name}-iriscluster`;
+
+type Binding = { spec?: { clusters?: Array<{ name?: string }> } };
 
 /** How a user reaches the Karmada API, as the stack's `commands` output tells them to save its kubeconfig. */
 export const KARMADA_KUBECTL = "kubectl --kubeconfig karmada.kubeconfig";
 
 /** The real waiter: polls the template in the Karmada API. */
-export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds) => {
+export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds, mode = "all") => {
     const [namespace, name] = id.split("/");
     const template = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
+    const binding = mode === "failover" ? kubeReader(karmadaKubeconfig, bindingPath(namespace, name)) : undefined;
     const clusters = targets.map((t) => [t, kubeReader(karmadaKubeconfig, `/apis/cluster.karmada.io/v1alpha1/clusters/${t}`)] as const);
     const read = async (): Promise<KarmadaView> => ({
         template: await template(),
         clusters: Object.fromEntries(await Promise.all(clusters.map(async ([t, r]) => [t, await r()] as const))),
+        ...(binding ? { scheduled: (((await binding()) as Binding | undefined)?.spec?.clusters ?? []).map((c) => c.name ?? "") } : {}),
     });
-    await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL });
-    return targets;
+    const report = await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL, mode });
+    return report.runningOn;
 };

@@ -2,6 +2,7 @@
 // control plane), the Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
 import { withServer } from "./kubeconfig";
 import { inheritedDependsOn } from "./options";
 import { mergeValues, Values } from "./values";
@@ -33,6 +34,11 @@ export interface KarmadaHelmInstall {
     timeoutSeconds: number;
     /** karmada-controller-manager feature gates. */
     featureGates: Record<string, boolean>;
+    /**
+     * Turn on what failover placement needs in karmada-controller-manager (failover.ts); a gate the
+     * stack sets itself in `featureGates` still wins.
+     */
+    failover?: boolean;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
 }
@@ -65,7 +71,9 @@ export function karmadaChartValues(h: KarmadaHelmInstall): Values {
             kubectl: { image: { registry: "docker.io", repository: h.kubectlImage, tag: "latest" } },
             apiServer: { serviceType: "NodePort", nodePort: h.apiServerNodePort },
             certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...(h.hostNodeName ? [h.hostNodeName] : [])] } },
-            controllerManager: { featureGates: h.featureGates },
+            controllerManager: h.failover
+                ? { featureGates: { ...FAILOVER_FEATURE_GATES, ...h.featureGates }, extraCommandArgs: { ...FAILOVER_CONTROLLER_ARGS } }
+                : { featureGates: h.featureGates },
         },
         h.values ?? {},
     );

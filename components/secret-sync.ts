@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SecretConfig } from "./config";
 import { PropagationPolicy } from "./crds";
-import { clusterAffinity } from "./federated-iris";
+import { everySelectedMember } from "./federated-iris";
 import { inheritedDependsOn } from "./options";
 import { dockerConfigJson, RegistryCredentials } from "./secret-data";
 
@@ -29,6 +29,8 @@ export interface SecretSyncArgs {
     karmadaProvider: k8s.Provider;
     /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
     karmadaLifecycle?: pulumi.Resource;
+    /** Keep each Secret on its members through a failover taint (see FederatedIrisClusterArgs). */
+    tolerateFailoverTaint?: boolean;
 }
 
 /** The Kubernetes Secret type of each config type. */
@@ -66,14 +68,14 @@ export class SecretSync extends pulumi.ComponentResource {
                 },
                 child,
             );
-            const affinity = clusterAffinity(c.placement);
+            const placement = everySelectedMember(c.placement, args.tolerateFailoverTaint);
             new PropagationPolicy(
                 `${name}-${c.namespace}-${c.name}-policy`,
                 {
                     metadata: { name: `${c.name}-sync`, namespace: c.namespace },
                     spec: {
                         resourceSelectors: [{ apiVersion: "v1", kind: "Secret", name: c.name }],
-                        ...(affinity ? { placement: { clusterAffinity: affinity } } : {}),
+                        ...(placement ? { placement } : {}),
                         ...(c.overwriteExisting ? { conflictResolution: "Overwrite" } : {}),
                     },
                 },

@@ -66,6 +66,22 @@ export interface OverrideSpec {
     }>;
 }
 
+/** A condition of a member's Karmada `Cluster` that a ClusterTaintPolicy matches. */
+export interface MatchCondition {
+    conditionType: string;
+    operator: "In" | "NotIn";
+    statusValues: Array<"True" | "False" | "Unknown">;
+}
+
+/** `ClusterTaintPolicy.spec`: taints Karmada adds to (and removes from) member Clusters by their conditions. */
+export interface ClusterTaintPolicySpec {
+    /** Clusters the policy applies to; absent means every cluster. */
+    targetClusters?: ClusterAffinity;
+    addOnConditions?: MatchCondition[];
+    removeOnConditions?: MatchCondition[];
+    taints: Array<{ key: string; effect: "NoSchedule" | "NoExecute"; value?: string }>;
+}
+
 /** Arguments of a Karmada policy resource. */
 export interface PolicyArgs<Spec> {
     /** Object metadata: `name`, and `namespace` for the namespaced kinds. */
@@ -98,5 +114,17 @@ export class OverridePolicy extends k8s.apiextensions.CustomResource {
     static readonly kind = "OverridePolicy";
     constructor(name: string, args: PolicyArgs<OverrideSpec>, opts?: pulumi.CustomResourceOptions) {
         super(name, { apiVersion: API_VERSION, kind: OverridePolicy.kind, ...args }, opts);
+    }
+}
+
+/**
+ * Taints member Clusters by their conditions (cluster-scoped). Since Karmada v1.14 this is the only
+ * way a Cluster gets a NoExecute taint, and so the only way anything is evicted from a failed member.
+ */
+export class ClusterTaintPolicy extends k8s.apiextensions.CustomResource {
+    static readonly apiVersion = API_VERSION;
+    static readonly kind = "ClusterTaintPolicy";
+    constructor(name: string, args: PolicyArgs<ClusterTaintPolicySpec>, opts?: pulumi.CustomResourceOptions) {
+        super(name, { apiVersion: API_VERSION, kind: ClusterTaintPolicy.kind, ...args }, opts);
     }
 }

@@ -56,6 +56,8 @@ export function karmadaValidators(): Record<string, ValidateFunction> {
         ClusterPropagationPolicy: crdValidator("policy.karmada.io_clusterpropagationpolicies.yaml"),
         OverridePolicy: crdValidator("policy.karmada.io_overridepolicies.yaml"),
         ResourceInterpreterCustomization: crdValidator("config.karmada.io_resourceinterpretercustomizations.yaml"),
+        // Only in the full v1.15.9 CRD set (ClusterTaintPolicy arrived in v1.14).
+        ClusterTaintPolicy: crdValidator("crds-v1.15.9/policy.karmada.io_clustertaintpolicies.yaml"),
         Cluster: clusterValidator(),
     };
 }

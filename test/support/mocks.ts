@@ -51,9 +51,10 @@ export function fakeCrdReader(calls: string[] = []): CrdReader {
 
 /** A RunningWaiter that finds every target running at once, recording `id: targets`. */
 export function fakeRunningWaiter(calls: string[] = []): RunningWaiter {
-    return async (_kubeconfig, id, targets) => {
-        calls.push(`${id}: ${targets.join(",")}`);
-        return targets;
+    return async (_kubeconfig, id, targets, _timeout, mode = "all") => {
+        calls.push(`${id}: ${targets.join(",")}${mode === "all" ? "" : ` (${mode})`}`);
+        // In failover mode it runs on one member: the first of the list, as after a first `up`.
+        return mode === "failover" ? targets.slice(0, 1) : targets;
     };
 }
 

@@ -10,14 +10,14 @@ const iris = (status?: Record<string, unknown>, spec: Record<string, unknown> = 
     ...(status ? { status } : {}),
 });
 
-describe("health", () => {
+describe("health: Unhealthy only when IKO reports a failure, so a starting IRIS is never failed over", () => {
     test.each([
         ["running", iris({ phase: "Running" }), true],
-        ["not yet reported", iris(), false],
-        ["creating", iris({ phase: "Creating" }), false],
+        ["not yet reported", iris(), true],
+        ["creating", iris({ phase: "Creating" }), true],
+        ["pending with a Ready condition False", iris({ phase: "Pending", conditions: [{ type: "Ready", status: "False" }] }), true],
         ["failed", iris({ phase: "Failed", message: "ImagePullBackOff" }), false],
-        ["Ready condition without phase", iris({ conditions: [{ type: "Ready", status: "True" }] }), true],
-        ["Ready condition False", iris({ conditions: [{ type: "Ready", status: "False" }] }), false],
+        ["error", iris({ phase: "Error" }), false],
     ])("%s", (_, obj, healthy) => {
         expect(callLua(HEALTH_LUA, "InterpretHealth", obj)).toBe(healthy);
     });

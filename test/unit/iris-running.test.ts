@@ -11,7 +11,7 @@ const KARMADA = "kubectl --kubeconfig karmada.kubeconfig";
 describe("runningReport", () => {
     test("running when every target member reports Running", () => {
         const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }]), ["a", "b"]);
-        expect(r).toEqual({ running: true, notRunning: [], failed: false });
+        expect(r).toEqual({ running: true, notRunning: [], failed: false, runningOn: ["a", "b"] });
     });
     test("a member Karmada has not applied it to is NotApplied; one without a phase is Pending", () => {
         const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b" }]), ["a", "b", "c"]);
@@ -27,23 +27,51 @@ describe("runningReport", () => {
     });
     test("a Failed member is failed, with its condition", () => {
         const r = runningReport(view([{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }]), ["a"]);
-        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }] });
+        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }], runningOn: [] });
     });
     test("a member Karmada reports not Ready is ClusterNotReady and failed, whatever its last status said", () => {
         const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }], { a: ready("True"), b: ready("False", "ClusterNotReachable", "cluster is not reachable") }), ["a", "b"]);
-        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }] });
+        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }], runningOn: ["a"] });
     });
     test("a member just joined (no Ready condition yet) or not joined is waited for, not failed", () => {
         const joining = runningReport(view([{ name: "a", phase: "Running" }], { a: { kind: "Cluster", status: {} } }), ["a"]);
-        expect(joining).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "Joining" }] });
+        expect(joining).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "Joining" }], runningOn: [] });
         const missing = runningReport(view([{ name: "a", phase: "Running" }], { a: undefined }), ["a"]);
-        expect(missing).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "NotJoined" }] });
+        expect(missing).toEqual({ running: false, failed: false, notRunning: [{ name: "a", phase: "NotJoined" }], runningOn: [] });
         expect(runningReport(view([], { a: ready("Unknown", "ClusterStatusUnknown") }), ["a"]).failed).toBe(true);
     });
     test("no status yet, and Lua's empty table ({}), mean nothing is applied", () => {
         expect(runningReport(view(), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
         expect(runningReport(view({}), ["a"]).notRunning).toEqual([{ name: "a", phase: "NotApplied" }]);
         expect(runningReport({ clusters: {} }, ["a"]).running).toBe(false);
+    });
+});
+
+describe("runningReport in failover mode: only the member Karmada chose counts", () => {
+    const list = ["ikoclone", "ikodr"];
+    test("running on the backup Karmada moved it to, whatever the first member's stale status says", () => {
+        const r = runningReport({ ...view([{ name: "ikoclone", phase: "Running" }, { name: "ikodr", phase: "Running" }], { ikoclone: ready("False", "ClusterNotReachable"), ikodr: ready("True") }), scheduled: ["ikodr"] }, list, "failover");
+        expect(r).toEqual({ running: true, failed: false, notRunning: [], runningOn: ["ikodr"] });
+    });
+    test("not yet scheduled: waited for, naming the list", () => {
+        const r = runningReport({ ...view([]), scheduled: [] }, list, "failover");
+        expect(r).toEqual({ running: false, failed: false, notRunning: [{ name: "ikoclone or ikodr", phase: "NotScheduled" }], runningOn: [] });
+        expect(runningReport(view([]), list, "failover").running).toBe(false);
+    });
+    test("a failure on a member with a backup after it is waited for: Karmada moves the IrisCluster on", () => {
+        const failed = runningReport({ ...view([{ name: "ikoclone", phase: "Failed" }]), scheduled: ["ikoclone"] }, list, "failover");
+        expect(failed.running).toBe(false);
+        expect(failed.failed).toBe(false);
+        const unreachable = runningReport({ ...view([{ name: "ikoclone", phase: "Running" }], { ikoclone: ready("False") }), scheduled: ["ikoclone"] }, list, "failover");
+        expect([unreachable.running, unreachable.failed]).toEqual([false, false]);
+    });
+    test("a failure on the last member of the list is final", () => {
+        const r = runningReport({ ...view([{ name: "ikodr", phase: "Failed" }]), scheduled: ["ikodr"] }, list, "failover");
+        expect(r.failed).toBe(true);
+        expect(r.notRunning).toEqual([{ name: "ikodr", phase: "Failed" }]);
+    });
+    test("a member outside the list is ignored", () => {
+        expect(runningReport({ ...view([{ name: "other", phase: "Running" }]), scheduled: ["other"] }, list, "failover").running).toBe(false);
     });
 });
 

@@ -1,4 +1,4 @@
-// Every Karmada object Kamino creates, in the dev, gcp and secrets configurations, validates
+// Every Karmada object Kamino creates, in the dev, gcp, dr and secrets configurations, validates
 // against Karmada's own v1.15 schemas.
 import { kaminoStack } from "../../components/stack";
 import { describeErrors, karmadaValidators } from "../support/karmada-schemas";
@@ -21,6 +21,7 @@ const secretsConfig: Record<string, string> = {
 const stacks: Array<[string, Record<string, string>]> = [
     ["dev", stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
     ["gcp", stackConfig("Pulumi.gcp.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
+    ["dr", stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
     ["secrets", secretsConfig],
 ];
 
@@ -43,8 +44,8 @@ function isKarmadaObject(r: Registered): boolean {
     return !r.id && KARMADA_GROUPS.some((g) => r.type.startsWith(`kubernetes:${g}:`));
 }
 
-test("the three stacks create every kind of Karmada object Kamino knows", () => {
-    expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(["PropagationPolicy", "OverridePolicy", "Cluster", "ResourceInterpreterCustomization"]));
+test("the stacks create every kind of Karmada object Kamino knows", () => {
+    expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(["PropagationPolicy", "OverridePolicy", "Cluster", "ResourceInterpreterCustomization", "ClusterTaintPolicy"]));
     expect(objects.length).toBeGreaterThanOrEqual(10);
 });
 
@@ -68,6 +69,16 @@ describe("the validators reject what Karmada would", () => {
             { ...pp({ overrideRules: [{ overriders: { plaintext: [{ path: "/spec", operator: "merge" }] } }] }), kind: "OverridePolicy" },
         ],
         ["a Cluster without syncMode", "Cluster", { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { apiEndpoint: "https://x" } }],
+        [
+            "a taint without a key",
+            "ClusterTaintPolicy",
+            { apiVersion: "policy.karmada.io/v1alpha1", kind: "ClusterTaintPolicy", metadata: { name: "t" }, spec: { taints: [{ effect: "NoExecute" }] } },
+        ],
+        [
+            "a failover purge mode Karmada does not know",
+            "PropagationPolicy",
+            pp({ resourceSelectors: [{ apiVersion: "v1", kind: "Secret" }], failover: { cluster: { purgeMode: "Never" } } }),
+        ],
         ["a Cluster with a misspelled field", "Cluster", { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { syncMode: "Push", apiEndpiont: "https://x" } }],
     ])("%s", (_, kind, object) => {
         expect(validators[kind](object)).toBe(false);

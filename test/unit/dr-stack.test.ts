@@ -1,0 +1,105 @@
+// The dr stack from Pulumi.dr.yaml under mocks: federated-iris in failover mode over ikoclone then
+// ikodr, the ClusterTaintPolicy that makes a dead member's IrisCluster move, and the Karmada flags
+// behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
+import * as pulumi from "@pulumi/pulumi";
+import { loadFleetConfig } from "../../components/config";
+import { FAILOVER_TAINT } from "../../components/failover";
+import { Fleet } from "../../components/fleet";
+import { kaminoStack } from "../../components/stack";
+import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
+
+const PP = "kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy";
+const CTP = "kubernetes:policy.karmada.io/v1alpha1:ClusterTaintPolicy";
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+
+describe.each([false, true])("dr stack (preview: %s)", (preview) => {
+    const run = new MockRun(preview);
+    const waits: string[] = [];
+    const seen: pulumi.ResourceTransformationArgs[] = [];
+    let fleet: Fleet;
+    beforeAll(async () => {
+        const raw = stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
+        await run.install(raw, [], "dr");
+        const config = loadFleetConfig(raw, { pathExists: () => true });
+        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(waits) }, {
+            // Legacy transformations are inherited by every child and see resource options.
+            transformations: [(a) => (seen.push(a), undefined)],
+        });
+        await run.settle();
+    });
+    const dependsOn = (name: string) => [seen.find((s) => s.name === name)!.opts.dependsOn].flat() as pulumi.Resource[];
+
+    test("federated-iris goes to one member at a time, ikoclone first, and moves 10 s after it fails", () => {
+        const spec = plain(run.get(PP, "federated-iris-policy").inputs.spec);
+        expect(spec).toEqual({
+            resourceSelectors: [{ apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", name: "federated-iris" }],
+            placement: {
+                clusterAffinities: [
+                    { affinityName: "1-ikoclone", clusterNames: ["ikoclone"] },
+                    { affinityName: "2-ikodr", clusterNames: ["ikodr"] },
+                ],
+                spreadConstraints: [{ spreadByField: "cluster", maxGroups: 1, minGroups: 1 }],
+                clusterTolerations: [{ key: "cluster.karmada.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 10 }],
+            },
+            propagateDeps: true,
+            failover: {
+                application: { decisionConditions: { tolerationSeconds: 10 }, purgeMode: "Gracefully", gracePeriodSeconds: 600 },
+                cluster: { purgeMode: "Gracefully" },
+            },
+        });
+    });
+
+    test("a ClusterTaintPolicy taints exactly the failover members NoExecute while they are not Ready, after they joined", () => {
+        const policies = run.ofType(CTP);
+        expect(policies).toHaveLength(1);
+        const p = policies[0];
+        expect(providerName(p)).toBe("karmada-api");
+        expect(plain(p.inputs)).toMatchObject({
+            metadata: { name: "kamino-failover" },
+            spec: {
+                targetClusters: { clusterNames: ["ikoclone", "ikodr"] },
+                addOnConditions: [{ conditionType: "Ready", operator: "NotIn", statusValues: ["True"] }],
+                removeOnConditions: [{ conditionType: "Ready", operator: "In", statusValues: ["True"] }],
+                taints: [FAILOVER_TAINT],
+            },
+        });
+        for (const m of ["ikoclone", "ikodr"]) expect(dependsOn("failover-taint-policy")).toContain(fleet.members[m].cluster);
+        // The IrisCluster is placed only once the policy that makes failover fire exists.
+        expect(dependsOn("federated-iris-policy")).toContain(fleet.failover);
+    });
+
+    test("Karmada's chart runs the controller-manager with the Failover gate and NoExecute eviction", () => {
+        const karmada = run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!;
+        expect(karmada.inputs.values.controllerManager).toEqual({
+            featureGates: { Failover: true, PropagateDeps: true },
+            extraCommandArgs: { "enable-no-execute-taint-eviction": "true" },
+        });
+    });
+
+    test("up waits for it on the member Karmada chose, and says where it runs", async () => {
+        if (preview) {
+            expect(waits).toEqual([]);
+            expect(await fleet.running).toEqual({});
+        } else {
+            expect(waits).toEqual(["default/federated-iris: ikoclone,ikodr (failover)"]);
+            expect(await fleet.running).toEqual({ "default/federated-iris": ["ikoclone"] });
+        }
+        expect(fleet.irisClusters["default/federated-iris"].targetClusters).toEqual(["ikoclone", "ikodr"]);
+    });
+});
+
+describe("the dev stack has no failover: Karmada as before", () => {
+    const run = new MockRun(false);
+    beforeAll(async () => {
+        const config = stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
+        await run.install(config, [], "dev");
+        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
+        await run.settle();
+    });
+    test("no ClusterTaintPolicy, no toleration, no Failover gate", () => {
+        expect(run.ofType(CTP)).toEqual([]);
+        expect(plain(run.get(PP, "federated-iris-policy").inputs.spec.placement)).toEqual({ clusterAffinity: { clusterNames: ["ikoclone"] } });
+        expect(run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!.inputs.values.controllerManager).toEqual({ featureGates: { PropagateDeps: true } });
+    });
+});
