@@ -2,10 +2,10 @@
 // that `pulumi up` ends only when the fleet runs: it awaits IKO reporting every federated
 // IrisCluster Running on its members (never in a preview), and fails with the members that do not.
 import * as pulumi from "@pulumi/pulumi";
-import { kaminoStack } from "./components/stack";
+import { kaminoProgram } from "./components/stack";
 
 export = async () => {
-    const { outputs, running } = kaminoStack(pulumi.runtime.allConfig());
+    const { outputs, running } = await kaminoProgram(pulumi.runtime.allConfig());
     const runningOn = await running;
     return {
         /** Every cluster: name, provider, API endpoint as Karmada reaches it, and whether it hosts Karmada. */

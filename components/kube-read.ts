@@ -1,5 +1,5 @@
-// Reading live objects for one job: waiting for a CRD that an operator creates at start-up.
-// The client is @kubernetes/client-node, so every credential a kubeconfig can hold works as it
+// Talking to live API servers for the few jobs resources cannot do: waiting for a CRD that an
+// operator creates at start-up, the running-wait, and asking an existing Karmada what it allows. The client is @kubernetes/client-node, so every credential a kubeconfig can hold works as it
 // does in kubectl: client certificates, tokens, and exec plugins (EKS, GKE, AKS, OIDC).
 import type * as KubeClient from "@kubernetes/client-node";
 import * as https from "https";
@@ -16,14 +16,11 @@ export type KubeRead = () => Promise<KubeObject | undefined>;
 let client: Promise<typeof KubeClient> | undefined;
 const loadClient = () => (client ??= import("@kubernetes/client-node"));
 
-/**
- * Builds a reader of one API path (e.g. a CRD's) through the kubeconfig's current (or the given)
- * context. The library resolves the credentials, refreshing an exec plugin's token when it expires;
- * the body is returned as the API sent it, because the library's typed models would rename or drop
- * schema fields (`x-kubernetes-*`, `$ref`) of a CRD that is copied on.
- */
-export function kubeReader(kubeconfigText: string, path: string, context?: string): KubeRead {
-    const config = loadClient().then((k) => {
+/** A kubeconfig's API server and credentials, resolved once. */
+type Connection = Promise<{ kc: KubeClient.KubeConfig; server: URL }>;
+
+function connect(kubeconfigText: string, context?: string): Connection {
+    return loadClient().then((k) => {
         const kc = new k.KubeConfig();
         kc.loadFromString(kubeconfigText);
         if (context) kc.setCurrentContext(context);
@@ -31,29 +28,53 @@ export function kubeReader(kubeconfigText: string, path: string, context?: strin
         if (!cluster) throw new Error(`the kubeconfig has no cluster for context '${kc.getCurrentContext()}'`);
         return { kc, server: new URL(cluster.server) };
     });
+}
+
+/** Sends one request through a connection; the body is returned as the API sent it. */
+async function send(connection: Connection, method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+    const { kc, server } = await connection;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const opts: https.RequestOptions = {
+        protocol: server.protocol,
+        hostname: server.hostname,
+        port: server.port || 443,
+        path: `${server.pathname.replace(/\/$/, "")}${path}`,
+        method,
+        timeout: 10_000,
+        headers: { Accept: "application/json", ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}) },
+    };
+    await kc.applyToHTTPSOptions(opts);
+    return request(opts, payload);
+}
+
+/**
+ * Builds a reader of one API path (e.g. a CRD's) through the kubeconfig's current (or the given)
+ * context. The library resolves the credentials, refreshing an exec plugin's token when it expires;
+ * the body is returned as the API sent it, because the library's typed models would rename or drop
+ * schema fields (`x-kubernetes-*`, `$ref`) of a CRD that is copied on.
+ */
+export function kubeReader(kubeconfigText: string, path: string, context?: string): KubeRead {
+    const connection = connect(kubeconfigText, context);
     return async () => {
-        const { kc, server } = await config;
-        const opts: https.RequestOptions = {
-            protocol: server.protocol,
-            hostname: server.hostname,
-            port: server.port || 443,
-            path: `${server.pathname.replace(/\/$/, "")}${path}`,
-            method: "GET",
-            timeout: 10_000,
-            headers: { Accept: "application/json" },
-        };
-        await kc.applyToHTTPSOptions(opts);
-        const { status, body } = await get(opts);
+        const { status, body } = await send(connection, "GET", path);
         if (status === 404) return undefined;
         if (status !== 200) throw new Error(describeError({ code: status, body }));
         return JSON.parse(body) as KubeObject;
     };
 }
 
+/**
+ * One request of any method (e.g. a server-side dry-run create: `POST ...?dryRun=All`) through a
+ * kubeconfig, with the same credentials as kubeReader; resolves the status and the raw body.
+ */
+export function kubeRequest(kubeconfigText: string, method: string, path: string, body?: unknown, context?: string): Promise<{ status: number; body: string }> {
+    return send(connect(kubeconfigText, context), method, path, body);
+}
+
 /** The path of a CRD in the API. */
 export const crdPath = (crdName: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
 
-function get(opts: https.RequestOptions): Promise<{ status: number; body: string }> {
+function request(opts: https.RequestOptions, payload?: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
         const req = https.request(opts, (res) => {
             const chunks: Buffer[] = [];
@@ -61,9 +82,9 @@ function get(opts: https.RequestOptions): Promise<{ status: number; body: string
             res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
             res.on("error", reject);
         });
-        req.on("timeout", () => req.destroy(new Error(`GET ${opts.path}: timed out`)));
+        req.on("timeout", () => req.destroy(new Error(`${opts.method} ${opts.path}: timed out`)));
         req.on("error", reject);
-        req.end();
+        req.end(payload);
     });
 }
 

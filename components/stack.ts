@@ -2,11 +2,12 @@
 // can run the whole stack from a stack file with mocks.
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { CONFIG_NAMESPACE, ConfigEnvironment, FleetConfig, loadFleetConfig } from "./config";
+import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig } from "./config";
 import { CrdReader } from "./crd-mirror";
+import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./failover-readiness";
 import { Fleet } from "./fleet";
 import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
-import { assertPreflight, PreflightEnvironment, systemPreflightEnvironment } from "./preflight";
+import { assertPreflight, PreflightEnvironment, PreflightError, systemPreflightEnvironment } from "./preflight";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
@@ -16,6 +17,35 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     runningWaiter?: RunningWaiter;
     /** How preflight reaches this machine (commands, ports, files); the default is the real one. */
     preflight?: Partial<PreflightEnvironment>;
+    /** How an existing Karmada is asked whether it can fail over; the default asks the live API servers. */
+    karmadaProbe?: (cfg: FleetConfig) => KarmadaProbe;
+}
+
+/**
+ * The program: `kaminoStack`, preceded on `up` by the checks that need live API servers. Errors
+ * Kamino raises on purpose (config, preflight, an existing Karmada not set up for failover) end the
+ * run as Pulumi RunErrors: their message once, without a stack trace.
+ */
+export async function kaminoProgram(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
+    try {
+        const config = checkedConfig(raw, opts);
+        if (!pulumi.runtime.isDryRun() && needsFailoverReadiness(config)) {
+            const probe = (opts.karmadaProbe ?? liveProbe)(config);
+            const { problems, notes } = await failoverReadiness(probe);
+            if (problems.length > 0) throw new FailoverReadinessError(problems);
+            for (const n of notes) pulumi.log.warn(n);
+        }
+        return buildStack(config, opts);
+    } catch (e) {
+        if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError) throw new pulumi.RunError(e.message);
+        throw e;
+    }
+}
+
+/** The live probe of an existing Karmada: its kubeconfig, and the host's when it is an existing cluster. */
+function liveProbe(cfg: FleetConfig): KarmadaProbe {
+    const host = cfg.clusters.find((c) => c.karmadaHost);
+    return liveKarmadaProbe(fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"), host?.provider === "existing" ? fs.readFileSync(host.kubeconfigPath, "utf8") : undefined);
 }
 
 /**
@@ -23,6 +53,11 @@ export interface KaminoStackOptions extends ConfigEnvironment {
  * a promise the program awaits: on `up`, that every federated IrisCluster runs on its members.
  */
 export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
+    return buildStack(checkedConfig(raw, opts), opts);
+}
+
+/** The validated config, once this machine can run it; throws ConfigError or PreflightError. */
+function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): FleetConfig {
     const config = loadFleetConfig(raw, {
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
         isSecret: opts.isSecret ?? isSecretConfigKey,
@@ -30,6 +65,10 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
     // Before the Fleet, like config errors: a machine that cannot run the stack gets every fix at
     // once and nothing created. Checks that spawn processes wait for `up`.
     assertPreflight(config, { ...systemPreflightEnvironment(), ...opts.preflight }, { dryRun: pulumi.runtime.isDryRun() });
+    return config;
+}
+
+function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
     const fleet = new Fleet("kamino", {
         config,
         secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),

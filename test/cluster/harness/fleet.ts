@@ -7,7 +7,8 @@
 //   karmada:          kube-apiserver (front-proxy flags) + kube-controller-manager (namespace,
 //                     garbagecollector), Karmada CRD bases, namespaces, karmada-aggregated-apiserver
 //                     behind APIService v1alpha1.cluster.karmada.io, karmada-webhook with webhook
-//                     configurations, karmada-controller-manager, karmada-scheduler
+//                     configurations, karmada-controller-manager, karmada-scheduler; with the flags
+//                     Kamino sets through Karmada's chart for failover (components/failover.ts)
 //
 // Everything lives in one temp dir (certificates, kubeconfigs, etcd data, one log per process) that
 // stop() removes unless KAMINO_KEEP_HARNESS=1. A start() that fails part-way stops what it started.
@@ -32,6 +33,8 @@ import { LOOPBACK, PortAllocator } from "./ports";
 import { probe } from "./probes";
 import { ManagedProcess, ProcessSupervisor } from "./processes";
 import { waitFor } from "./wait";
+import { KAMINO_FEATURE_GATES } from "../../../components/config";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/failover";
 
 /** Where Karmada's CRD bases are: `../shared` beside the repository, as in CI. */
 export const DEFAULT_KARMADA_CRD_DIR = path.resolve(REPO_ROOT, "../shared/schemas/karmada/crds-v1.15.9");
@@ -611,6 +614,8 @@ export class LoopbackFleet {
                     `--tls-private-key-file-name=${path.basename(kp.webhook.key)}`,
                     "--metrics-bind-address=0",
                     "--health-probe-bind-address=0",
+                    // This harness, like karmadactl init, routes ClusterTaintPolicies to the webhook.
+                    ...commandArgs(FAILOVER_WEBHOOK_ARGS),
                     v,
                 ],
             });
@@ -676,6 +681,9 @@ export class LoopbackFleet {
                 `--kubeconfig=${kc}`,
                 "--leader-elect=false",
                 "--cluster-status-update-frequency=10s",
+                // What Kamino sets through Karmada's chart for a fleet with failover placement.
+                featureGatesArg({ ...KAMINO_FEATURE_GATES, ...FAILOVER_FEATURE_GATES }),
+                ...commandArgs(FAILOVER_CONTROLLER_ARGS),
                 "--metrics-bind-address=0",
                 `--health-probe-bind-address=${LOOPBACK}:${ports.kcmHealth}`,
                 v,

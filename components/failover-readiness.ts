@@ -1,0 +1,123 @@
+// Whether a Karmada that Kamino did not install can run failover placement. Kamino sets Karmada's
+// failover flags itself when it installs the chart; an existing control plane is configured by its
+// owner, and a ClusterTaintPolicy it is not set up for would never fire. Checked on `up`, before any
+// resource exists, so that the user learns which flag is missing instead of finding out in an outage.
+import { FleetConfig, failoverMembers } from "./config";
+import { ClusterTaintPolicy } from "./crds";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "./failover";
+import { describeError, kubeRequest } from "./kube-read";
+
+/** What the check asks the live control plane; injected so that tests can answer. */
+export interface KarmadaProbe {
+    /** Server-side dry-run create of Kamino's ClusterTaintPolicy: the status and body of the answer. */
+    dryRunTaintPolicy: () => Promise<{ status: number; body: string }>;
+    /** The command line (command and args) of karmada-controller-manager, or undefined when Kamino cannot see it. */
+    controllerManagerCommand: () => Promise<string[] | undefined>;
+}
+
+/** The outcome: problems stop `up`; notes are warnings (what Kamino could not verify). */
+export interface FailoverReadiness {
+    problems: string[];
+    notes: string[];
+}
+
+/** Thrown when an existing Karmada is not set up for failover; one line per missing setting. */
+export class FailoverReadinessError extends Error {
+    constructor(public readonly problems: string[]) {
+        super(
+            `The existing Karmada (kamino:karmada.existingKubeconfigPath) is not set up for failover placement; nothing was created:\n` +
+                problems.map((p) => `  - ${p}`).join("\n") +
+                "\nSee docs/disaster-recovery.md, 'An existing Karmada'.",
+        );
+        this.name = "FailoverReadinessError";
+    }
+}
+
+/**
+ * Settings of karmada-controller-manager that `command` lacks: each failover gate as true in a
+ * `--feature-gates` list (a later flag wins, as in Go's flag parsing), and each failover flag.
+ */
+export function missingControllerSettings(command: string[]): string[] {
+    const gates = new Map<string, string>();
+    const values = new Map<string, string>();
+    for (const a of command) {
+        const m = /^--?([\w-]+)=(.*)$/.exec(a);
+        if (!m) continue;
+        if (m[1] === "feature-gates") for (const kv of m[2].split(",")) gates.set(kv.split("=")[0].trim(), (kv.split("=")[1] ?? "").trim());
+        else values.set(m[1], m[2]);
+    }
+    return [
+        ...Object.keys(FAILOVER_FEATURE_GATES)
+            .filter((g) => gates.get(g) !== "true")
+            .map((g) => `--feature-gates=${g}=true`),
+        ...Object.entries(FAILOVER_CONTROLLER_ARGS)
+            .filter(([k, v]) => values.get(k) !== v)
+            .map(([k, v]) => `--${k}=${v}`),
+    ];
+}
+
+/** Asks the probe what an existing Karmada allows and runs, and says what is missing for failover. */
+export async function failoverReadiness(probe: KarmadaProbe): Promise<FailoverReadiness> {
+    const problems: string[] = [];
+    const notes: string[] = [];
+    const dryRun = await probe.dryRunTaintPolicy();
+    if (dryRun.status === 403 || dryRun.status === 400 || dryRun.status === 422) {
+        const why = describeError({ code: dryRun.status, body: dryRun.body });
+        problems.push(
+            /NoExecute/.test(dryRun.body)
+                ? `karmada-webhook refuses NoExecute taints (${why}). Fix: start karmada-webhook with ${commandArgs(FAILOVER_WEBHOOK_ARGS).join(" ")}`
+                : `Karmada refuses Kamino's ClusterTaintPolicy (${why}). Fix: see docs/disaster-recovery.md`,
+        );
+    } else if (dryRun.status === 404) {
+        problems.push("the Karmada API serves no ClusterTaintPolicy (Karmada older than v1.14). Fix: upgrade Karmada to v1.14 or later");
+    } else if (dryRun.status >= 300) {
+        problems.push(`the dry-run create of a ClusterTaintPolicy failed: ${describeError({ code: dryRun.status, body: dryRun.body })}`);
+    }
+    const command = await probe.controllerManagerCommand();
+    const settings = [...Object.keys(FAILOVER_FEATURE_GATES).map((g) => `--feature-gates=${g}=true`), ...commandArgs(FAILOVER_CONTROLLER_ARGS)];
+    if (command === undefined) {
+        notes.push(
+            `Kamino cannot see karmada-controller-manager's command line (no Deployment running it on the Karmada host); ` +
+                `failover fires only if it runs with ${settings.join(" ")}`,
+        );
+    } else {
+        const missing = missingControllerSettings(command);
+        if (missing.length > 0) problems.push(`karmada-controller-manager runs without ${missing.join(" ")}. Fix: add ${missing.length > 1 ? "them" : "it"} to its command line`);
+    }
+    return { problems, notes };
+}
+
+type Deployment = { metadata?: { namespace?: string; name?: string }; spec?: { template?: { spec?: { containers?: Array<{ name?: string; command?: string[]; args?: string[] }> } } } };
+
+/**
+ * The real probe: the dry run goes to the Karmada API; the controller manager's command line is
+ * read from the Deployment that runs it on the host cluster (any namespace), when the host's
+ * kubeconfig is known.
+ */
+export function liveKarmadaProbe(karmadaKubeconfig: string, hostKubeconfig: string | undefined): KarmadaProbe {
+    return {
+        dryRunTaintPolicy: () =>
+            kubeRequest(karmadaKubeconfig, "POST", `/apis/${ClusterTaintPolicy.apiVersion}/clustertaintpolicies?dryRun=All`, {
+                apiVersion: ClusterTaintPolicy.apiVersion,
+                kind: ClusterTaintPolicy.kind,
+                metadata: { name: `${FAILOVER_TAINT_POLICY_NAME}-dry-run` },
+                spec: failoverTaintPolicySpec(["kamino-dry-run"]),
+            }),
+        controllerManagerCommand: async () => {
+            if (!hostKubeconfig) return undefined;
+            const res = await kubeRequest(hostKubeconfig, "GET", "/apis/apps/v1/deployments");
+            if (res.status !== 200) return undefined;
+            const items = (JSON.parse(res.body) as { items?: Deployment[] }).items ?? [];
+            for (const d of items) {
+                for (const c of d.spec?.template?.spec?.containers ?? []) {
+                    const line = [...(c.command ?? []), ...(c.args ?? [])];
+                    if (c.name === "karmada-controller-manager" || line.some((a) => /(^|\/)karmada-controller-manager$/.test(a))) return line;
+                }
+            }
+            return undefined;
+        },
+    };
+}
+
+/** True when the config needs the check: failover placement on a Karmada that Kamino did not install. */
+export const needsFailoverReadiness = (cfg: FleetConfig) => cfg.karmada.existingKubeconfigPath !== undefined && failoverMembers(cfg).length > 0;
