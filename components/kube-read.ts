@@ -31,7 +31,7 @@ function connect(kubeconfigText: string, context?: string): Connection {
 }
 
 /** Sends one request through a connection; the body is returned as the API sent it. */
-async function send(connection: Connection, method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+async function send(connection: Connection, method: string, path: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; body: string }> {
     const { kc, server } = await connection;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const opts: https.RequestOptions = {
@@ -41,7 +41,7 @@ async function send(connection: Connection, method: string, path: string, body?:
         path: `${server.pathname.replace(/\/$/, "")}${path}`,
         method,
         timeout: 10_000,
-        headers: { Accept: "application/json", ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}) },
+        headers: { Accept: "application/json", ...(payload ? { "Content-Type": contentType, "Content-Length": Buffer.byteLength(payload) } : {}) },
     };
     await kc.applyToHTTPSOptions(opts);
     return request(opts, payload);
@@ -67,8 +67,14 @@ export function kubeReader(kubeconfigText: string, path: string, context?: strin
  * One request of any method (e.g. a server-side dry-run create: `POST ...?dryRun=All`) through a
  * kubeconfig, with the same credentials as kubeReader; resolves the status and the raw body.
  */
-export function kubeRequest(kubeconfigText: string, method: string, path: string, body?: unknown, context?: string): Promise<{ status: number; body: string }> {
-    return send(connect(kubeconfigText, context), method, path, body);
+export function kubeRequest(
+    kubeconfigText: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { contentType?: string; context?: string } = {},
+): Promise<{ status: number; body: string }> {
+    return send(connect(kubeconfigText, opts.context), method, path, body, opts.contentType);
 }
 
 /** The path of a CRD in the API. */

@@ -154,6 +154,8 @@ export class LoopbackFleet {
     private supervisor: ProcessSupervisor | undefined;
     private servers = new Map<string, ApiServer>();
     private karmadaProcs: ManagedProcess[] = [];
+    /** karmada-controller-manager's command line, as started. */
+    private controllerManagerCommand: string[] = [];
     private etcd: ManagedProcess | undefined;
     private state: "new" | "starting" | "running" | "stopped" = "new";
 
@@ -341,7 +343,34 @@ export class LoopbackFleet {
                 ),
             ),
         );
+        await this.step("host: karmada-controller-manager's Deployment record", () => this.recordControllerManager());
         this.mark("total start", Date.now() - this.t0);
+    }
+
+    /**
+     * Karmada's chart runs karmada-controller-manager as a Deployment in karmada-system on the host,
+     * where Kamino reads its flags for an existing Karmada (components/failover-readiness.ts). The
+     * host has no nodes nor Deployment controller: this Deployment only records the command line of
+     * the process that really runs, so that the check reads the flags the fleet actually has. A test
+     * may record another command line, to play a Karmada whose owner left a flag out.
+     */
+    async recordControllerManager(command: readonly string[] = this.controllerManagerCommand): Promise<void> {
+        const c = this.host.client;
+        await c.apply(resourcePath("v1", "namespaces", { name: KARMADA_SYSTEM_NAMESPACE }), { apiVersion: "v1", kind: "Namespace", metadata: { name: KARMADA_SYSTEM_NAMESPACE } });
+        const labels = { app: "karmada-controller-manager" };
+        await c.apply(resourcePath("apps/v1", "deployments", { namespace: KARMADA_SYSTEM_NAMESPACE, name: "karmada-controller-manager" }), {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name: "karmada-controller-manager", namespace: KARMADA_SYSTEM_NAMESPACE, labels },
+            spec: {
+                replicas: 0,
+                selector: { matchLabels: labels },
+                template: {
+                    metadata: { labels },
+                    spec: { containers: [{ name: "karmada-controller-manager", image: "karmada/karmada-controller-manager:v1.18.2", command: ["/bin/karmada-controller-manager", ...command] }] },
+                },
+            },
+        } as KubeObject);
     }
 
     private async planCluster(name: string, role: ApiServer["role"], ports: PortAllocator): Promise<ClusterPlan> {
@@ -677,7 +706,7 @@ export class LoopbackFleet {
         const cm = this.supervisor!.start({
             name: "karmada-controller-manager",
             command: bins["karmada-controller-manager"],
-            args: [
+            args: (this.controllerManagerCommand = [
                 `--kubeconfig=${kc}`,
                 "--leader-elect=false",
                 "--cluster-status-update-frequency=10s",
@@ -687,7 +716,7 @@ export class LoopbackFleet {
                 "--metrics-bind-address=0",
                 `--health-probe-bind-address=${LOOPBACK}:${ports.kcmHealth}`,
                 v,
-            ],
+            ]),
         });
         const sched = this.supervisor!.start({
             name: "karmada-scheduler",

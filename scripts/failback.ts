@@ -1,0 +1,43 @@
+// npm run failback -- <namespace/name> [--stack <stack>]
+//
+// Moves a failover-placed IrisCluster back to the first member of its list, once that member is
+// Ready again (components/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
+// comes from the stack's secret output, read through `pulumi stack output --show-secrets` in this
+// process: it never appears on a command line or on disk.
+import { execFileSync } from "child_process";
+import { failback, FailbackError } from "../components/failback";
+import { kubeRequest } from "../components/kube-read";
+
+function usage(message: string): never {
+    process.stderr.write(`${message}\nusage: npm run failback -- <namespace/name> [--stack <stack>]\n`);
+    process.exit(2);
+}
+
+async function main(): Promise<void> {
+    const args = process.argv.slice(2);
+    let stack: string | undefined;
+    const ids: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+        if (args[i] === "--stack" || args[i] === "-s") stack = args[++i] ?? usage("--stack needs a stack name");
+        else if (args[i].startsWith("-")) usage(`unknown option ${args[i]}`);
+        else ids.push(args[i]);
+    }
+    if (ids.length !== 1) usage("name one IrisCluster");
+    const kubeconfig = execFileSync("pulumi", ["stack", "output", "karmadaKubeconfig", "--show-secrets", ...(stack ? ["--stack", stack] : [])], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+    });
+    const t0 = Date.now();
+    const result = await failback((method, path, body, contentType) => kubeRequest(kubeconfig, method, path, body, { contentType }), ids[0]);
+    const took = ((Date.now() - t0) / 1000).toFixed(1);
+    process.stdout.write(
+        result.moved
+            ? `IrisCluster ${ids[0]} moved from ${result.from.join(", ") || "nowhere"} to ${result.member} in ${took} s. Run \`pulumi up\` to wait until IKO runs it there (it changes nothing).\n`
+            : `IrisCluster ${ids[0]} already runs on ${result.member}, the first member of its list: nothing to do.\n`,
+    );
+}
+
+main().catch((e: unknown) => {
+    process.stderr.write(`failback: ${e instanceof FailbackError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+});
