@@ -2,17 +2,26 @@
 // played by the harness with no delay), at several member counts, several runs each. Prints a
 // table (min / median / max) and writes the same figures as JSON.
 //
+// Then failover at Kamino's defaults (Pulumi.dr.yaml's federated-iris over ikoclone and ikodr): on one
+// fleet, several cycles of outage (the first member's API server stopped until the IrisCluster runs
+// on the backup), return (restarted until its stale copy is gone) and failback.
+//
 //   KAMINO_BENCH_SCALES=1,2,4,8  member counts (default 1,2,4,8)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
+//   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath } from "../cluster/harness";
 import { loopbackStack } from "../cluster/loopback-stack";
+import { comeBack, outage, OutageTimeline, ReturnTimeline, runsOn } from "../cluster/failover-scenario";
+import { failback } from "../../components/failback";
+import { kubeRequest } from "../../components/kube-read";
 
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
+const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
@@ -69,6 +78,42 @@ async function once(members: number, binPath: string): Promise<Record<Metric, nu
     }
 }
 
+const FAILOVER_METRICS = ["notReady_s", "tainted_s", "evicted_s", "scheduled_s", "failover_s", "stale_removed_s", "ready_s", "failback_s"] as const;
+type FailoverMetric = (typeof FAILOVER_METRICS)[number];
+
+/** Failover cycles on one 2-member fleet: outage, return, failback; the stack made once. */
+async function failoverCycles(runs: number, binPath: string): Promise<Record<FailoverMetric, number>[]> {
+    const id = "default/federated-iris";
+    const fleet = new LoopbackFleet({ hostName: "ikofett", members: ["ikoclone", "ikodr"] });
+    const sandbox = new EngineSandbox(binPath);
+    let iko: IkoPlayer | undefined;
+    const out: Record<FailoverMetric, number>[] = [];
+    try {
+        await fleet.start();
+        iko = new IkoPlayer(fleet.members, 0).start();
+        const stack = await loopbackStack(sandbox, fleet, "bench-failover", { irisClustersFrom: "Pulumi.dr.yaml" });
+        const up = await stack.up();
+        if (up.summary.result !== "succeeded") throw new Error(`up ${up.summary.result}`);
+        const karmada = fs.readFileSync(fleet.karmadaKubeconfig, "utf8");
+        for (let i = 0; i < runs; i++) {
+            const away: OutageTimeline = await outage(fleet, id, "ikoclone", "ikodr");
+            const back: ReturnTimeline = await comeBack(fleet, id, "ikoclone");
+            const t = Date.now();
+            await failback((method, path, body, contentType) => kubeRequest(karmada, method, path, body, { contentType }), id);
+            await runsOn(fleet, id, "ikoclone");
+            const r = { ...away, ...back, failback_s: seconds(Date.now() - t) };
+            console.log(`failover run ${i + 1}/${runs}: ${FAILOVER_METRICS.map((m) => `${m}=${r[m].toFixed(1)}`).join(" ")}`);
+            out.push(r);
+        }
+        await stack.destroy();
+    } finally {
+        await iko?.stop();
+        sandbox.cleanup();
+        await fleet.stop();
+    }
+    return out;
+}
+
 async function main(): Promise<void> {
     const binPath = toolchainPath("engine");
     const results: Record<string, Record<Metric, Stats>> = {};
@@ -81,12 +126,18 @@ async function main(): Promise<void> {
         }
         results[String(members)] = Object.fromEntries(METRICS.map((m) => [m, stats(runs.map((r) => r[m]))])) as Record<Metric, Stats>;
     }
-    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS };
-    fs.writeFileSync(OUT, JSON.stringify({ machine, ...results }, null, 2) + "\n");
+    const cycles = FAILOVER_RUNS > 0 ? await failoverCycles(FAILOVER_RUNS, binPath) : [];
+    const failover = cycles.length ? (Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(cycles.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>) : undefined;
+    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.length };
+    fs.writeFileSync(OUT, JSON.stringify({ machine, ...results, ...(failover ? { failover } : {}) }, null, 2) + "\n");
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
     console.log([`seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`, head, `|---|${METRICS.map(() => "---").join("|")}|`, ...rows].join("\n"));
+    if (failover) {
+        console.log(`failover at Kamino's defaults, seconds since the outage (return and failback: since their start), min / median / max of ${cycles.length} run(s)`);
+        console.log(FAILOVER_METRICS.map((m) => `  ${m}: ${failover[m].min} / ${failover[m].median} / ${failover[m].max}`).join("\n"));
+    }
     console.log(`wrote ${OUT}`);
 }
 

@@ -1,6 +1,6 @@
 // The stack config every cluster test runs: the loopback fleet's clusters declared `existing`,
 // the harness's Karmada, the stand-in IKO chart, and the dev stack's federated-iris placed on every
-// member, plus one synced Secret.
+// member (or another stack file's IrisClusters as placed there), plus one synced Secret.
 import * as fs from "fs";
 import * as YAML from "yaml";
 import { EngineSandbox } from "../support/engine";
@@ -8,9 +8,22 @@ import { LoopbackFleet } from "./harness";
 
 export const LICENSE = "IRIS-LICENSE-FOR-TESTS";
 
+/** How a loopback stack differs from the default. */
+export interface LoopbackStackOptions {
+    /** Kubeconfig of the host, if not its admin one. */
+    hostKubeconfig?: string;
+    runningTimeoutSeconds?: number;
+    /**
+     * Take the IrisClusters from this stack file with their placement as written (the fleet's
+     * members must have the names it uses), e.g. Pulumi.dr.yaml's failover over ikoclone and ikodr.
+     * Default: Pulumi.dev.yaml's, placed on every member.
+     */
+    irisClustersFrom?: string;
+}
+
 /** A stack of the sandbox's project on the loopback fleet. */
-export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet, name: string, opts: { hostKubeconfig?: string; runningTimeoutSeconds?: number } = {}) {
-    const dev = YAML.parse(fs.readFileSync("Pulumi.dev.yaml", "utf8")).config;
+export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet, name: string, opts: LoopbackStackOptions = {}) {
+    const dev = YAML.parse(fs.readFileSync(opts.irisClustersFrom ?? "Pulumi.dev.yaml", "utf8")).config;
     const stack = await sandbox.stack(name, undefined, {
         "kamino:clusters": [
             { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: opts.hostKubeconfig ?? fleet.hostKubeconfig },
@@ -22,7 +35,7 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
         "kamino:testing": { skipAwait: true },
         "kamino:irisClusters": dev["kamino:irisClusters"].map((i: Record<string, unknown>) => ({
             ...i,
-            placement: { clusterLabels: { lab: "loopback" } },
+            ...(opts.irisClustersFrom ? {} : { placement: { clusterLabels: { lab: "loopback" } } }),
             runningTimeoutSeconds: opts.runningTimeoutSeconds ?? 180,
         })),
         "kamino:secrets": [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }],

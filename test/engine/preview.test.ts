@@ -153,3 +153,16 @@ describe("the dev fleet with its clusters declared `existing`, fresh state", () 
         expect(diagnostics.filter((d) => !/^warning: using pulumi-[a-z-]+ from \$PATH/.test(d))).toEqual([]);
     });
 });
+
+test("a config error prints its message once, as Pulumi prints a RunError: no stack trace, no object dump", async () => {
+    const stack = await sandbox.stack("bad-config", undefined, { ...CHART, "kamino:clusters": [{ name: "Ikofett", provider: "kind", karmadaHost: true }] });
+    const { runPulumi } = await import("../support/pulumi-cli");
+    const { code, output } = await runPulumi(sandbox, stack.name, ["preview"]);
+    expect(code).not.toBe(0);
+    expect(output).toContain("kamino:clusters[0].name = \"Ikofett\": cluster name must be a DNS-1123 label");
+    // Each problem line once in all the output; the heading once among the diagnostics (the progress
+    // line above them echoes an error's first line, as the CLI does for every error).
+    expect(output.split('kamino:clusters[0].name = "Ikofett"').length - 1).toBe(1);
+    expect(output.split("Diagnostics:")[1].split("Invalid Kamino stack config").length - 1).toBe(1);
+    expect(output).not.toMatch(/unhandled exception|    at |problems: \[/);
+});

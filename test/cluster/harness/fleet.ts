@@ -208,6 +208,11 @@ export class LoopbackFleet {
         return this.supervisor?.processes ?? [];
     }
 
+    /** karmada-controller-manager's command line, as started (see recordControllerManager). */
+    get controllerManagerArgs(): readonly string[] {
+        return this.controllerManagerCommand;
+    }
+
     /** Stops one cluster's API server (host, member or "karmada"): clients get connection refused until startApiServer(). */
     async stopApiServer(name: string): Promise<void> {
         await this.supervisor!.stopOne(this.server(name).apiserver);

@@ -1,0 +1,144 @@
+// Disaster recovery on the loopback fleet (real engine, real Karmada v1.18.2 run with the flags Kamino
+// gives its chart, IKO played by the harness): Pulumi.dr.yaml's federated-iris runs on ikoclone, moves
+// to ikodr when ikoclone's API server stops or IKO reports it Failed there, stays there when ikoclone
+// comes back (whose stale copy Karmada removes), and goes back by `npm run failback`. After every
+// step a no-op `up` changes nothing: Kamino does not fight Karmada's placement. Times are printed.
+import { execFile } from "child_process";
+import * as path from "path";
+import { promisify } from "util";
+import { EngineSandbox, REPO, toolchainPath } from "../support/engine";
+import { runPulumi } from "../support/pulumi-cli";
+import { comeBack, copyOn, goneFrom, outage, placementOf, runsOn } from "./failover-scenario";
+import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+import { LICENSE, loopbackStack } from "./loopback-stack";
+
+jest.setTimeout(20 * 60_000);
+
+const ID = "default/federated-iris";
+const [FIRST, BACKUP] = ["ikoclone", "ikodr"];
+const STACK = "failover";
+const WAIT = { timeoutMs: 180_000, intervalMs: 500 };
+const SECRET = resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" });
+
+let fleet: LoopbackFleet;
+let sandbox: EngineSandbox;
+let iko: IkoPlayer;
+let stack: Awaited<ReturnType<typeof loopbackStack>>;
+const report: Record<string, string> = {};
+const note = (line: string) => process.stderr.write(`[failover ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const record = (what: string, value: Record<string, number> | number) => {
+    report[what] = typeof value === "number" ? `${value.toFixed(1)} s` : Object.entries(value).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ");
+    note(`${what}: ${report[what]}`);
+};
+
+/** A no-op `up`: 0 resource changes; returns where Kamino says the IrisCluster runs now. */
+async function noOpUp(): Promise<string[]> {
+    const result = await stack.up({ expectNoChanges: true });
+    expect(Object.entries(result.summary.resourceChanges ?? {}).filter(([op]) => op !== "same")).toEqual([]);
+    return (result.outputs.runningOn.value as Record<string, string[]>)[ID];
+}
+
+async function licenseOn(member: string): Promise<string | undefined> {
+    const s = await fleet.members.find((m) => m.name === member)!.client.get<KubeObject & { data?: Record<string, string> }>(SECRET);
+    return s?.data ? Buffer.from(s.data["iris.key"], "base64").toString() : undefined;
+}
+
+beforeAll(async () => {
+    fleet = new LoopbackFleet({ hostName: "ikofett", members: [FIRST, BACKUP] });
+    await fleet.start();
+    iko = new IkoPlayer(fleet.members, 1000).start();
+    sandbox = new EngineSandbox(toolchainPath("engine"));
+    stack = await loopbackStack(sandbox, fleet, STACK, { irisClustersFrom: "Pulumi.dr.yaml", runningTimeoutSeconds: 120 });
+}, 10 * 60_000);
+
+afterAll(async () => {
+    console.log(`failover on the loopback fleet:\n${Object.entries(report).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
+    await iko?.stop();
+    sandbox?.cleanup();
+    await fleet?.stop();
+});
+
+test("a Karmada whose controller manager lacks a failover flag: up names it, creates nothing, prints no stack trace", async () => {
+    await fleet.recordControllerManager(fleet.controllerManagerArgs.filter((a) => !a.startsWith("--enable-no-execute-taint-eviction")));
+    try {
+        const { code, output } = await runPulumi(sandbox, STACK, ["up", "--yes", "--skip-preview"]);
+        expect(code).not.toBe(0);
+        expect(output).toContain("karmada-controller-manager runs without --enable-no-execute-taint-eviction=true. Fix: add it to its command line");
+        expect(output.split("is not set up for failover placement").length - 1).toBe(1);
+        expect(output).not.toMatch(/unhandled exception|at Object\.|at async/);
+    } finally {
+        await fleet.recordControllerManager();
+    }
+    const state = await stack.exportStack();
+    expect(((state.deployment as { resources?: Array<{ type: string }> }).resources ?? []).filter((r) => !r.type.startsWith("pulumi:"))).toEqual([]);
+});
+
+test("up: federated-iris runs on the first member only; the Secret it needs is on both", async () => {
+    const t = Date.now();
+    const result = await stack.up();
+    record("first up", (Date.now() - t) / 1000);
+    expect(result.summary.result).toBe("succeeded");
+    expect(result.outputs.runningOn.value).toEqual({ [ID]: [FIRST] });
+    await runsOn(fleet, ID, FIRST);
+    expect(await copyOn(fleet, BACKUP, ID)).toBeUndefined();
+    for (const m of [FIRST, BACKUP]) expect(await waitFor(`license on ${m}`, () => licenseOn(m), WAIT)).toBe(LICENSE);
+    expect(await noOpUp()).toEqual([FIRST]);
+});
+
+test("outage: the first member's API server stops; Karmada moves federated-iris to the backup; up changes nothing", async () => {
+    const timeline = await outage(fleet, ID, FIRST, BACKUP);
+    record("outage timeline (s since stop)", { ...timeline });
+    // Detection is Karmada's: probe every 10 s, not Ready after failing for 30 s.
+    expect(timeline.notReady_s).toBeGreaterThanOrEqual(25);
+    // Kamino's toleration: eviction waits failoverAfterSeconds (10) after the taint.
+    expect(timeline.evicted_s - timeline.tainted_s).toBeGreaterThanOrEqual(9);
+    expect(timeline.failover_s).toBeLessThanOrEqual(90);
+    const copy = (await copyOn(fleet, BACKUP, ID)) as KubeObject & { status?: { phase?: string } };
+    expect(copy.status?.phase).toBe("Running");
+    expect(await licenseOn(BACKUP)).toBe(LICENSE);
+    // The first member is still down: up neither fails on it nor moves anything back.
+    expect(await noOpUp()).toEqual([BACKUP]);
+});
+
+test("return: the first member comes back; its stale copy is removed and federated-iris stays on the backup", async () => {
+    const timeline = await comeBack(fleet, ID, FIRST);
+    record("return timeline (s since restart)", { ...timeline });
+    // No automatic failback: a few scheduler passes after the member is Ready, it is still on the backup.
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect((await placementOf(fleet, ID)).clusters).toEqual([BACKUP]);
+    expect(await noOpUp()).toEqual([BACKUP]);
+});
+
+test("failback: one command moves it to the first member again", async () => {
+    const t = Date.now();
+    const { stdout } = await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "scripts/failback.ts"), ID, "--stack", STACK], {
+        cwd: sandbox.project,
+        env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
+    });
+    expect(stdout).toMatch(new RegExp(`^IrisCluster ${ID} moved from ${BACKUP} to ${FIRST} in [\\d.]+ s\\.`));
+    await runsOn(fleet, ID, FIRST);
+    await goneFrom(fleet, ID, BACKUP);
+    record("failback to Running on the first member", (Date.now() - t) / 1000);
+    expect(await noOpUp()).toEqual([FIRST]);
+});
+
+test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
+    const t = Date.now();
+    iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
+    try {
+        await runsOn(fleet, ID, BACKUP);
+        record("Failed to Running on the backup", (Date.now() - t) / 1000);
+        await goneFrom(fleet, ID, FIRST);
+    } finally {
+        iko.report(FIRST);
+    }
+    expect(await noOpUp()).toEqual([BACKUP]);
+});
+
+test("destroy leaves nothing: state, template, copies, taint policy", async () => {
+    expect((await stack.destroy()).summary.result).toBe("succeeded");
+    for (const m of [FIRST, BACKUP]) await goneFrom(fleet, ID, m);
+    expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
+    const state = await stack.exportStack();
+    expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+});
