@@ -37,7 +37,7 @@ export function problemsOfIssue(short: string, issue: z.ZodIssue): Problem[] {
         return issue.keys.map((field) => ({
             path: [...path, field],
             reason: "unknown field",
-            fix: `remove it or correct its spelling; the README lists the fields of ${CONFIG_NAMESPACE}:${short}`,
+            fix: `remove it or correct its spelling; docs/configuration.md lists the fields of ${CONFIG_NAMESPACE}:${short}`,
         }));
     }
     return [{ path, ...describeIssue(issue) }];
@@ -50,7 +50,7 @@ export function problemsOfIssue(short: string, issue: z.ZodIssue): Problem[] {
 export function describeIssue(issue: z.ZodIssue): { reason: string; fix: string } {
     const [reason, fix] = issue.message.split(FIX_MARK);
     if (fix !== undefined) return { reason, fix };
-    const see = "see the README's Stack config section";
+    const see = "see docs/configuration.md";
     switch (issue.code) {
         case z.ZodIssueCode.invalid_type:
             if (issue.received === "undefined") return { reason: "this field is required", fix: `set it; ${see}` };

@@ -244,7 +244,7 @@ const testingSchema = z
 
 /** Every key Kamino reads, with its schema. Any other `kamino:` key is an error. */
 export const KEY_SCHEMAS = {
-    clusters: z.array(clusterSchema).min(1, withFix("must list at least one cluster", "list the Karmada host and at least one member (see the README)")),
+    clusters: z.array(clusterSchema).min(1, withFix("must list at least one cluster", "list the Karmada host and at least one member (see docs/configuration.md)")),
     kindNamePrefix: z
         .string()
         .regex(/^([a-z0-9][-a-z0-9]*)?$/, withFix("must be lower-case letters, digits and '-'", "lower-case it and replace any other character with '-'"))

@@ -1,5 +1,5 @@
 // IrisCluster (intersystems.com/v1alpha1), served by the CRD that IKO creates when it starts.
-// Fields are typed where InterSystems documents them (see README); the rest stays open.
+// Fields are typed where InterSystems documents them (see docs/configuration.md); the rest stays open.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DeepInput } from "./types";

@@ -1,7 +1,7 @@
 // Faults on the loopback fleet (real engine, real Karmada, IKO played by the harness), one after
 // another on one 2-member fleet; after each, the fleet converges and a no-op `up` changes nothing.
 // It ends with a member lost for good and a `destroy` that still finishes. What a user sees and
-// the recovery they run are the README's "When things go wrong" table; times are printed.
+// the recovery they run are the "When things go wrong" table in docs/faults.md; times are printed.
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { PulumiProcess, runPulumi, startPulumi } from "../support/pulumi-cli";
 import { CLUSTER_API_VERSION, clusterCondition, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
@@ -88,7 +88,7 @@ test("pulumi up killed with SIGKILL during the policies: cancel, refresh --clear
     const up = cli(["up", "--yes", "--skip-preview"]);
     // Kill the CLI, its language host and its providers at once, as a machine losing power would, as
     // federated-iris's policy is created: the joins are done or under way, the IKO releases are done.
-    // (A kill during a Helm install leaves Helm's own pending record; the README says how to clear it.)
+    // (A kill during a Helm install leaves Helm's own pending record; docs/faults.md says how to clear it.)
     await waitFor("the policies under way", async () => (/PropagationPolicy federated-iris-policy creating/.test(up.output()) ? true : undefined), { timeoutMs: 240_000, intervalMs: 50 });
     const killed = up.killTree("SIGKILL");
     note(`killed pulumi up and ${killed.length - 1} process(es) it started`);
