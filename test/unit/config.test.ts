@@ -467,7 +467,7 @@ describe("problem lines", () => {
     test("an unknown field is reported at the field, one line per field", () => {
         const found = problems({ ...base, iko: { chartPath: "./chart", chartpath: "x", namspace: "iko" } });
         expect(found).toEqual([
-            expect.stringMatching(/^kamino:iko\.chartpath = "x": unknown field; fix: remove it or correct its spelling; docs/configuration.md lists the fields of kamino:iko$/),
+            expect.stringMatching(/^kamino:iko\.chartpath = "x": unknown field; fix: remove it or correct its spelling; docs\/configuration\.md lists the fields of kamino:iko$/),
             expect.stringMatching(/^kamino:iko\.namspace = "iko": unknown field; /),
         ]);
     });
