@@ -40,6 +40,7 @@ export function irisClusterSpec(c: IrisClusterConfig): IrisClusterSpec {
         // IKO's documented place for the Service template is spec.serviceTemplate (the seed nests it under topology.data).
         ...(c.serviceType ? { serviceTemplate: { spec: { type: c.serviceType } } } : {}),
         ...(c.storageClassName ? { storageClassName: c.storageClassName } : {}),
+        ...(c.configSource ? { configSource: { name: c.configSource } } : {}),
         ...(c.licenseKeySecret ? { licenseKeySecret: { name: c.licenseKeySecret } } : {}),
         ...(c.imagePullSecrets ? { imagePullSecrets: c.imagePullSecrets.map((name) => ({ name })) } : {}),
         ...(c.tlsSecret ? { tls: { common: { secret: { secretName: c.tlsSecret } } } } : {}),
@@ -105,7 +106,8 @@ export function overrideSpec(c: IrisClusterConfig, selector: ResourceSelector): 
 
 /**
  * The PropagationPolicy spec of an entry. Mode `all`: every member the placement selects. Mode
- * `failover`: one member at a time down `placement.clusterNames` (failover.ts).
+ * `failover`: one member at a time down `placement.clusterNames` (failover.ts). Both propagate the
+ * IrisCluster's dependencies with it (`propagateDeps`; failover mode sets it in failoverPolicyFields).
  */
 export function irisPropagationSpec(c: IrisClusterConfig, selector: ResourceSelector, opts: { overridePolicyName?: string; tolerateFailoverTaint?: boolean } = {}): PropagationSpec {
     const dependentOverrides = opts.overridePolicyName ? { dependentOverrides: [opts.overridePolicyName] } : {};
@@ -121,6 +123,8 @@ export function irisPropagationSpec(c: IrisClusterConfig, selector: ResourceSele
     return {
         resourceSelectors: [selector],
         ...(placement ? { placement } : {}),
+        // The ConfigMap and Secrets it names go where it goes (the interpreter's GetDependencies).
+        propagateDeps: true,
         // Karmada applies the overrides before the first copy reaches a member.
         ...dependentOverrides,
     };

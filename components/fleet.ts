@@ -4,7 +4,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { Cilium } from "./cilium";
-import { ClusterConfig, failoverMembers, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
+import { ClusterConfig, dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
+import { FederatedConfigMaps } from "./config-maps";
 import { CrdMirror, CrdReader } from "./crd-mirror";
 import { IrisCluster } from "./crds";
 import { ExistingCluster } from "./existing-cluster";
@@ -90,6 +91,8 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly irisClusters: Record<string, FederatedIrisCluster> = {};
     /** The synced Secrets, when the config has any. */
     public readonly secretSync?: SecretSync;
+    /** The ConfigMaps from `kamino:configMaps`, when the config has any. */
+    public readonly configMaps?: FederatedConfigMaps;
     /** The ClusterTaintPolicy that makes failover fire, when some IrisCluster is placed in failover mode. */
     public readonly failover?: KarmadaFailover;
     /** Summaries of all clusters (stack output). */
@@ -154,12 +157,15 @@ export class Fleet extends pulumi.ComponentResource {
         this.failover = this.failoverTaints(cfg, onKarmada);
         const namespaces = this.namespaces(cfg, onKarmada);
         this.secretSync = this.syncSecrets(cfg, args.secretValues, onKarmada, namespaces);
+        this.configMaps = this.federateConfigMaps(cfg, onKarmada, namespaces);
+        // Dependencies exist in Karmada before the IrisClusters naming them, so the first schedule sends them along.
         const prerequisites = [
             this.crdMirror,
             interpreter,
             ...Object.values(this.members).map((m) => m.cluster),
             ...namespaces,
             ...(this.secretSync ? [this.secretSync] : []),
+            ...(this.configMaps ? [this.configMaps] : []),
             ...(this.failover ? [this.failover] : []),
         ];
         for (const ic of cfg.irisClusters) this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
@@ -271,7 +277,9 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
     private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
-        const names = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace)])].filter((n) => n !== "default");
+        const names = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace), ...cfg.configMaps.map((c) => c.namespace)])].filter(
+            (n) => n !== "default",
+        );
         return names.map(
             (ns) =>
                 new k8s.core.v1.Namespace(
@@ -294,7 +302,23 @@ export class Fleet extends pulumi.ComponentResource {
         return new SecretSync(
             "secrets",
             {
-                secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], targetClusters: resolvePlacement(cfg.clusters, s.placement) })),
+                // A Secret an IrisCluster names and no placement places follows that IrisCluster only.
+                secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], ...dependencyPlacement(cfg, "Secret", s) })),
+                karmadaProvider: karmada.provider,
+                karmadaLifecycle: karmada.lifecycle,
+                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+            },
+            { parent: this, dependsOn: namespaces },
+        );
+    }
+
+    /** The ConfigMaps, when the config has any; most travel only as dependencies of IrisClusters. */
+    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
+        if (cfg.configMaps.length === 0) return undefined;
+        return new FederatedConfigMaps(
+            "config-maps",
+            {
+                configMaps: cfg.configMaps.map((c) => ({ config: c, ...dependencyPlacement(cfg, "ConfigMap", c) })),
                 karmadaProvider: karmada.provider,
                 karmadaLifecycle: karmada.lifecycle,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,

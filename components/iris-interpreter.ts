@@ -1,5 +1,6 @@
-// IrisClusterInterpreter: teaches Karmada what an IrisCluster's health and status are. Without
-// it Karmada calls any IrisCluster healthy at once and the template in Karmada has no status.
+// IrisClusterInterpreter: teaches Karmada what an IrisCluster's health, status and dependencies
+// are. Without it Karmada calls any IrisCluster healthy at once, the template in Karmada has no
+// status, and the ConfigMap and Secrets it names would need placements of their own.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisCluster } from "./crds";
@@ -111,6 +112,78 @@ function Retain(desiredObj, observedObj)
 end
 `;
 
+/**
+ * What an IrisCluster depends on: the ConfigMap and Secrets its spec names by the fields IKO reads
+ * (docs/configuration.md "Dependencies follow the IrisCluster"). With `propagateDeps` Karmada places
+ * each of them wherever the IrisCluster goes, and takes it away from a member the IrisCluster leaves.
+ * Karmada stores the list on the binding and rewrites it when the JSON differs, so the order is fixed
+ * (map keys sorted) and each object is listed once. A VolumeSource (`tls.*`, `volumes[]`) counts by
+ * its `secret`, `configMap` and `projected` sources; CSI and other sources name nothing in Karmada.
+ */
+export const DEPENDENCIES_LUA = `
+local function sortedKeys(t)
+  local keys = {}
+  if type(t) ~= "table" then return keys end
+  for k, _ in pairs(t) do
+    if type(k) == "string" then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  return keys
+end
+
+function GetDependencies(desiredObj)
+  local deps = {}
+  local seen = {}
+  local namespace = desiredObj.metadata.namespace
+  local function add(kind, name)
+    if type(name) ~= "string" or name == "" then return end
+    local key = kind .. "/" .. name
+    if seen[key] then return end
+    seen[key] = true
+    deps[#deps + 1] = { apiVersion = "v1", kind = kind, namespace = namespace, name = name }
+  end
+  local function ref(kind, r)
+    if type(r) == "table" then add(kind, r.name) end
+  end
+  local function volumeSource(v)
+    if type(v) ~= "table" then return end
+    if type(v.secret) == "table" then add("Secret", v.secret.secretName) end
+    if type(v.configMap) == "table" then add("ConfigMap", v.configMap.name) end
+    if type(v.projected) == "table" and type(v.projected.sources) == "table" then
+      for _, s in ipairs(v.projected.sources) do
+        if type(s) == "table" then
+          ref("Secret", s.secret)
+          ref("ConfigMap", s.configMap)
+        end
+      end
+    end
+  end
+  local spec = desiredObj.spec
+  if type(spec) ~= "table" then return deps end
+  ref("ConfigMap", spec.configSource)
+  ref("Secret", spec.licenseKeySecret)
+  if type(spec.imagePullSecrets) == "table" then
+    for _, s in ipairs(spec.imagePullSecrets) do ref("Secret", s) end
+  end
+  if type(spec.tls) == "table" then
+    for _, k in ipairs(sortedKeys(spec.tls)) do volumeSource(spec.tls[k]) end
+  end
+  if type(spec.topology) == "table" then
+    for _, k in ipairs(sortedKeys(spec.topology)) do
+      local node = spec.topology[k]
+      if type(node) == "table" then
+        ref("Secret", node.loginSecret)
+        if type(node.webgateway) == "table" then ref("Secret", node.webgateway.loginSecret) end
+      end
+    end
+  end
+  if type(spec.volumes) == "table" then
+    for _, v in ipairs(spec.volumes) do volumeSource(v) end
+  end
+  return deps
+end
+`;
+
 /** `ResourceInterpreterCustomization.spec` for IrisCluster. */
 export function irisInterpreterSpec() {
     return {
@@ -120,6 +193,7 @@ export function irisInterpreterSpec() {
             statusReflection: { luaScript: REFLECT_LUA },
             statusAggregation: { luaScript: AGGREGATE_LUA },
             retention: { luaScript: RETAIN_LUA },
+            dependencyInterpretation: { luaScript: DEPENDENCIES_LUA },
         },
     };
 }

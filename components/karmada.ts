@@ -132,10 +132,11 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
         this.provider = new k8s.Provider(
             `${name}-api`,
-            // enableSecretMutable: a changed synced Secret is updated in place. By default the provider
-            // replaces a Secret whose data changes (delete, then create), and Karmada would delete the
-            // Secret from every member in between.
-            { kubeconfig: this.kubeconfig, clusterIdentifier: args.clusterIdentifier, enableSecretMutable: true },
+            // enableSecretMutable, enableConfigMapMutable: a changed synced Secret or ConfigMap (a rotated
+            // license, an edited CPF file) is updated in place. By default the provider replaces one
+            // whose data changes (delete, then create), and Karmada would delete it from every member
+            // in between.
+            { kubeconfig: this.kubeconfig, clusterIdentifier: args.clusterIdentifier, enableSecretMutable: true, enableConfigMapMutable: true },
             { parent: this },
         );
 

@@ -19,6 +19,11 @@ export interface SyncedSecret {
     values: pulumi.Input<Record<string, string>>;
     /** Names of the member clusters it goes to (for outputs). */
     targetClusters: string[];
+    /**
+     * Whether it gets a PropagationPolicy of its own (default true). A Secret that IrisClusters name
+     * and that has no placement gets none: it follows those IrisClusters (propagateDeps).
+     */
+    ownPlacement?: boolean;
 }
 
 /** Arguments of a SecretSync. */
@@ -45,7 +50,10 @@ export function secretStringData(type: SecretConfig["type"], values: Record<stri
     return type === "dockerconfigjson" ? { ".dockerconfigjson": dockerConfigJson(values as unknown as RegistryCredentials) } : values;
 }
 
-/** Secrets in the Karmada API and one PropagationPolicy each, selecting exactly that Secret by name. */
+/**
+ * Secrets in the Karmada API and one PropagationPolicy each, selecting exactly that Secret by name,
+ * except for those that only follow the IrisClusters naming them.
+ */
 export class SecretSync extends pulumi.ComponentResource {
     /** The Secrets in the Karmada API, keyed `namespace/name`. */
     public readonly secrets: Record<string, k8s.core.v1.Secret> = {};
@@ -68,6 +76,9 @@ export class SecretSync extends pulumi.ComponentResource {
                 },
                 child,
             );
+            this.secrets[id] = secret;
+            this.targets[id] = s.targetClusters;
+            if (s.ownPlacement === false) continue;
             const placement = everySelectedMember(c.placement, args.tolerateFailoverTaint);
             new PropagationPolicy(
                 `${name}-${c.namespace}-${c.name}-policy`,
@@ -81,8 +92,6 @@ export class SecretSync extends pulumi.ComponentResource {
                 },
                 child,
             );
-            this.secrets[id] = secret;
-            this.targets[id] = s.targetClusters;
         }
         this.registerOutputs({ targets: this.targets });
     }

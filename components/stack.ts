@@ -83,6 +83,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
         members: Object.keys(fleet.members),
         irisClusters: Object.fromEntries(Object.entries(fleet.irisClusters).map(([id, f]) => [id, f.targetClusters])),
         syncedSecrets: fleet.secretSync?.targets ?? {},
+        configMaps: fleet.configMaps?.targets ?? {},
         commands: checkCommands(config),
     };
     return { config, fleet, outputs, running: fleet.running };

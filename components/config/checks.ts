@@ -1,10 +1,11 @@
 // The cross-key checks: each a pure function of the parsed config returning Problems, composed in
 // CROSS_CHECKS in the order their problems are listed.
 import { CONFIG_NAMESPACE, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
-import { memberNames, resolvePlacement, useMembers } from "./placement";
+import { memberNames, useMembers } from "./placement";
 import { ConfigPath, hasOwn, Problem } from "./problems";
 import { KEY_SCHEMAS, PlacementConfig } from "./schema";
 import type { CheckContext, CheckedConfig, ConfigCheck } from "./context";
+import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } from "./dependencies";
 import { checkFailoverPlacements } from "./failover";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
 
@@ -159,7 +160,7 @@ export function checkIrisClusters(cfg: CheckedConfig): Problem[] {
     return problems;
 }
 
-/** Placements of IrisClusters and Secrets name member clusters of this fleet. */
+/** Placements of IrisClusters, Secrets and ConfigMaps name member clusters of this fleet. */
 export function checkPlacements(cfg: CheckedConfig): Problem[] {
     const names = new Set(cfg.clusters.map((c) => c.name));
     const members = memberNames(cfg);
@@ -175,6 +176,7 @@ export function checkPlacements(cfg: CheckedConfig): Problem[] {
     return [
         ...(cfg.irisClusters ?? []).flatMap((ic, i) => check(["irisClusters", i, "placement"], ic.placement)),
         ...(cfg.secrets ?? []).flatMap((s, i) => check(["secrets", i, "placement"], s.placement)),
+        ...(cfg.configMaps ?? []).flatMap((c, i) => check(["configMaps", i, "placement"], c.placement)),
     ];
 }
 
@@ -193,39 +195,6 @@ export function checkSecrets(cfg: CheckedConfig, { input, env }: CheckContext): 
         problems.push(...checkSecretSource(["iko", "imagePullSecretFromConfig"], cfg.iko.imagePullSecretFromConfig, "dockerconfigjson", input, env));
     }
     return problems;
-}
-
-/**
- * Secrets an IrisCluster refers to must be synced to every member the IrisCluster goes to, or, in
- * failover mode, may go to: IRIS cannot start on a backup that lacks its license.
- */
-export function checkSecretReferences(cfg: CheckedConfig): Problem[] {
-    const secrets = cfg.secrets ?? [];
-    const index = new Map(secrets.map((s, i) => [`${s.namespace}/${s.name}`, i]));
-    return (cfg.irisClusters ?? []).flatMap((ic, i) => {
-        const refs: Array<[ConfigPath, string]> = [];
-        if (ic.licenseKeySecret) refs.push([["licenseKeySecret"], ic.licenseKeySecret]);
-        (ic.imagePullSecrets ?? []).forEach((n, j) => refs.push([["imagePullSecrets", j], n]));
-        if (ic.tlsSecret) refs.push([["tlsSecret"], ic.tlsSecret]);
-        return refs.flatMap(([field, secretName]): Problem[] => {
-            const path = ["irisClusters", i, ...field];
-            const idx = index.get(`${ic.namespace}/${secretName}`);
-            if (idx === undefined) {
-                return [{ path, reason: `Secret '${ic.namespace}/${secretName}' is not in ${CONFIG_NAMESPACE}:secrets`, fix: "add it there so Karmada syncs it to the members" }];
-            }
-            const secretTargets = new Set(resolvePlacement(cfg.clusters, secrets[idx].placement));
-            const missing = resolvePlacement(cfg.clusters, ic.placement).filter((t) => !secretTargets.has(t));
-            return missing.length > 0
-                ? [
-                      {
-                          path,
-                          reason: `IrisCluster '${ic.name}' ${ic.placement.mode === "failover" ? "may fail over to" : "goes to"} ${missing.join(", ")} but ${CONFIG_NAMESPACE}:secrets[${idx}] ('${secretName}') is not synced there`,
-                          fix: "widen the Secret's placement",
-                      },
-                  ]
-                : [];
-        });
-    });
 }
 
 /** Any other key in the namespace is a typo or a leftover: neither a known key nor a secret source. */
@@ -256,7 +225,9 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkPlacements,
     checkFailoverPlacements,
     checkSecrets,
-    checkSecretReferences,
+    checkConfigMaps,
+    checkDependencyReferences,
+    checkFollowingSecrets,
     checkUnknownKeys,
 ];
 

@@ -1,6 +1,6 @@
 // Checks of failover placement (`placement.mode: failover`): an ordered list of at least two members,
 // nothing that would make the order ambiguous, and the failover knob only where it has an effect.
-// Secrets an IrisCluster names must be on every member of its list: checkSecretReferences (checks.ts).
+// What an IrisCluster names follows it down the list (propagateDeps): checkDependencyReferences (dependencies.ts).
 import type { CheckContext, CheckedConfig } from "./context";
 import { lookup, Problem } from "./problems";
 import { IrisClusterConfig } from "./schema";

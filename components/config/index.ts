@@ -11,6 +11,7 @@ export { CONFIG_NAMESPACE, DEFAULTS, KAMINO_FEATURE_GATES, MAX_CLUSTER_NAME_LENG
 export type {
     CiliumConfig,
     ClusterConfig,
+    ConfigMapConfig,
     ExistingClusterConfig,
     FleetConfig,
     GkeClusterConfig,
@@ -38,11 +39,22 @@ export {
     checkKindNameLength,
     checkNamesUnique,
     checkPlacements,
-    checkSecretReferences,
     checkSecrets,
     checkUnknownKeys,
 } from "./checks";
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./checks";
+export {
+    checkConfigMaps,
+    checkDependencyReferences,
+    checkFollowingSecrets,
+    dependencyKey,
+    dependencyPlacement,
+    hasOwnPlacement,
+    irisDependencies,
+    irisTargets,
+    namedBy,
+} from "./dependencies";
+export type { DependencyRef } from "./dependencies";
 
 /**
  * Parses and validates the `kamino:*` stack config.

@@ -19,6 +19,8 @@ export const withFix = (reason: string, fix: string) => `${reason}${FIX_MARK}${f
 
 const LABEL_VALUE_FIX = "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
 const CIDR_MESSAGE = withFix("must be an IPv4 CIDR", "write it as address/prefix, e.g. 10.244.0.0/16");
+const CONFIG_MAP_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes ConfigMap name)", "use lower-case letters, digits, '-' and '.'");
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 const SECRET_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes Secret name)", "use lower-case letters, digits, '-' and '.'");
 
 const dnsLabel = (what: string, max = 63) =>
@@ -164,6 +166,8 @@ const irisClusterSchema = z
         licenseKeySecret: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE).optional(),
         imagePullSecrets: z.array(z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE)).optional(),
         tlsSecret: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE).optional(),
+        /** `spec.configSource.name`: a ConfigMap of CPF merge files from `kamino:configMaps`. */
+        configSource: z.string().regex(DNS1123_SUBDOMAIN, CONFIG_MAP_NAME_MESSAGE).optional(),
         overrides: z.array(overrideSchema).default([]),
         /** `pulumi up` returns only when IKO reports this IrisCluster Running on every member it is placed on. */
         waitForRunning: z.boolean().default(true),
@@ -183,6 +187,37 @@ const secretSchema = z
         placement: placementSchema.optional(),
         /** Adopt a Secret of the same name that already exists on a member. */
         overwriteExisting: z.boolean().default(false),
+    })
+    .strict();
+
+/**
+ * One ConfigMap data key: the content of a file (read on every `up`, so editing the file updates the
+ * ConfigMap in place) or an inline string.
+ */
+const configMapValueSchema = z
+    .object({
+        /** Path of the file, relative to the project directory. */
+        file: z.string().min(1, withFix("must be a file path", "give the file's path relative to the project directory")).optional(),
+        value: z.string().optional(),
+    })
+    .strict()
+    .refine((v) => (v.file === undefined) !== (v.value === undefined), {
+        message: withFix("needs exactly one of 'file' and 'value'", "write {file: path} to read a file, or {value: text} for inline text"),
+    });
+
+/**
+ * A ConfigMap created in Karmada. Without `placement` it goes only where the IrisClusters that name
+ * it (`configSource`) go; with one, also to every member the placement selects.
+ */
+const configMapSchema = z
+    .object({
+        name: z.string().regex(DNS1123_SUBDOMAIN, CONFIG_MAP_NAME_MESSAGE),
+        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
+        data: z.record(
+            z.string().max(253).regex(CONFIG_MAP_KEY, withFix("is not a valid ConfigMap key", "use letters, digits, '-', '_' and '.', e.g. merge.cpf")),
+            configMapValueSchema,
+        ),
+        placement: placementSchema.optional(),
     })
     .strict();
 
@@ -210,6 +245,36 @@ const ciliumSchema = z
     .strict()
     .default({});
 
+const MEMBER_ACCESS_MODES = withFix("must be 'narrow' or 'full'", "use narrow (the default: only what Kamino's propagation needs) or full (karmadactl join's cluster-admin)");
+const policyRuleSchema = z
+    .object({
+        apiGroups: z.array(z.string()).optional(),
+        resources: z.array(z.string().min(1)).optional(),
+        verbs: z.array(z.string().min(1)).min(1, withFix("must list at least one verb", "e.g. verbs: [get, list, watch, create, update, delete]")),
+        resourceNames: z.array(z.string().min(1)).optional(),
+        nonResourceURLs: z.array(z.string().min(1)).optional(),
+    })
+    .strict()
+    .refine((r) => (r.nonResourceURLs !== undefined) !== (r.resources !== undefined), {
+        message: withFix("a rule names either resources (with apiGroups) or nonResourceURLs", "give apiGroups and resources, e.g. {apiGroups: [apps], resources: [deployments], verbs: [...]}"),
+    });
+// `narrow` | `full` | {mode, extraRules}; normalized to the object.
+const memberAccessSchema = z
+    .union([
+        z.enum(["narrow", "full"], { errorMap: () => ({ message: MEMBER_ACCESS_MODES }) }),
+        z
+            .object({
+                mode: z.enum(["narrow", "full"], { errorMap: () => ({ message: MEMBER_ACCESS_MODES }) }).default("narrow"),
+                extraRules: z.array(policyRuleSchema).default([]),
+            })
+            .strict()
+            .refine((a) => a.mode === "narrow" || a.extraRules.length === 0, {
+                message: withFix("extraRules add to narrow rules; full already grants everything", "drop extraRules or set mode: narrow"),
+            }),
+    ])
+    .default("narrow")
+    .transform((a) => (typeof a === "string" ? { mode: a, extraRules: [] } : a));
+
 const karmadaSchema = z
     .object({
         chartVersion: z
@@ -230,6 +295,8 @@ const karmadaSchema = z
         values: z.record(z.unknown()).default({}),
         /** Use a Karmada control plane that already runs; no chart is installed. */
         existingKubeconfigPath: z.string().min(1).optional(),
+        /** What Karmada's identity may do on each member (components/member-access.ts, docs/security.md). */
+        memberAccess: memberAccessSchema,
     })
     .strict()
     .default({});
@@ -255,6 +322,7 @@ export const KEY_SCHEMAS = {
     karmada: karmadaSchema,
     irisClusters: z.array(irisClusterSchema).default([]),
     secrets: z.array(secretSchema).default([]),
+    configMaps: z.array(configMapSchema).default([]),
     testing: testingSchema,
 } as const;
 
@@ -267,6 +335,7 @@ export type IrisPlacementConfig = z.infer<typeof irisPlacementSchema>;
 export type OverrideConfig = z.infer<typeof overrideSchema>;
 export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
 export type SecretConfig = z.infer<typeof secretSchema>;
+export type ConfigMapConfig = z.infer<typeof configMapSchema>;
 export type IkoConfig = z.infer<typeof ikoSchema>;
 export type CiliumConfig = z.infer<typeof ciliumSchema>;
 export type KarmadaConfig = z.infer<typeof karmadaSchema>;
@@ -280,5 +349,6 @@ export interface FleetConfig {
     karmada: KarmadaConfig;
     irisClusters: IrisClusterConfig[];
     secrets: SecretConfig[];
+    configMaps: ConfigMapConfig[];
     testing: { skipAwait: boolean };
 }

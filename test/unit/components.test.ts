@@ -220,5 +220,5 @@ test("IrisClusterInterpreter: one customization for IrisCluster in the Karmada A
     await run.settle();
     const ric = run.get("kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization", "i-customization");
     expect(providerName(ric)).toBe("karmada");
-    expect(Object.keys(ric.inputs.spec.customizations).sort()).toEqual(["healthInterpretation", "retention", "statusAggregation", "statusReflection"]);
+    expect(Object.keys(ric.inputs.spec.customizations).sort()).toEqual(["dependencyInterpretation", "healthInterpretation", "retention", "statusAggregation", "statusReflection"]);
 });

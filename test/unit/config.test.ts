@@ -338,17 +338,38 @@ const BAD: Record<string, BadCase> = {
         shown: "= -1",
         fix: "use a number of at least 0",
     },
-    "a license Secret the backup would not have": {
-        config: {
-            ...drBase,
-            irisClusters: [iris({ placement: { mode: "failover", clusterNames: ["ikoclone", "ikodr"] }, licenseKeySecret: "lic" })],
-            secrets: [{ name: "lic", fromConfig: "irisLicense", placement: { clusterNames: ["ikoclone"] } }],
-            irisLicense: { "iris.key": "k" },
-        },
-        key: "kamino:irisClusters[0].licenseKeySecret",
-        shown: '= "lic"',
-        fix: "widen the Secret's placement",
-        reason: "IrisCluster 'i' may fail over to ikodr but kamino:secrets[0] ('lic') is not synced there",
+    "configSource naming a ConfigMap Kamino does not hold": {
+        config: { ...base, irisClusters: [iris({ configSource: "iris-cpf" })] },
+        key: "kamino:irisClusters[0].configSource",
+        shown: '= "iris-cpf"',
+        fix: "add it there (namespace default)",
+        reason: "ConfigMap 'default/iris-cpf' is not in kamino:configMaps",
+    },
+    "a ConfigMap's CPF file is missing": {
+        config: { ...base, irisClusters: [iris({ configSource: "cpf" })], configMaps: [{ name: "cpf", data: { "merge.cpf": { file: "/nope/merge.cpf" } } }] },
+        key: "kamino:configMaps[0].data.merge.cpf.file",
+        shown: '= "/nope/merge.cpf"',
+        fix: "create it, or give its path relative to the project directory",
+        reason: "file does not exist (ConfigMap 'default/cpf', key 'merge.cpf')",
+        pathExists: (p: string) => !p.startsWith("/nope"),
+    },
+    "a ConfigMap no IrisCluster names and nothing places": {
+        config: { ...base, irisClusters: [iris({ configSource: "cpf" })], configMaps: [{ name: "cpf", data: {} }, { name: "cfp", data: {} }] },
+        key: "kamino:configMaps[1]",
+        shown: '= {"name":"cfp","data":{}}',
+        fix: "set configSource: cfp on the IrisCluster that reads it, or give it a placement ('placement: {}' for every member)",
+    },
+    "a ConfigMap value with both file and value": {
+        config: { ...base, configMaps: [{ name: "cpf", placement: {}, data: { "merge.cpf": { file: "a.cpf", value: "x" } } }] },
+        key: 'kamino:configMaps[0].data.merge.cpf',
+        shown: '= {"file":"a.cpf","value":"x"}',
+        fix: "write {file: path} to read a file, or {value: text} for inline text",
+    },
+    "overwriteExisting on a Secret that only follows its IrisCluster": {
+        config: { ...secretsBase, irisClusters: [iris({ licenseKeySecret: "iris-key-secret" })], secrets: [{ name: "iris-key-secret", fromConfig: "irisLicense", overwriteExisting: true }] },
+        key: "kamino:secrets[0].overwriteExisting",
+        shown: "= true",
+        fix: "give it a placement of its own",
         secretKeys: ["kamino:irisLicense"],
     },
     "override for no cluster": {
@@ -373,7 +394,7 @@ const BAD: Record<string, BadCase> = {
         config: { ...base, irisClusters: [iris({ licenseKeySecret: "iris-key" })] },
         key: "kamino:irisClusters[0].licenseKeySecret",
         shown: '= "iris-key"',
-        fix: "add it there so Karmada syncs it to the members",
+        fix: "add it there (namespace default) so Karmada can send it with the IrisCluster",
     },
     "Secret source key not set": {
         config: { ...base, secrets: [{ name: "iris-key-secret", fromConfig: "irisLicense" }] },

@@ -213,6 +213,7 @@ describe("IrisCluster CRD and the seed's federated-iris", () => {
         expect(policy.inputs.spec).toEqual({
             resourceSelectors: [{ apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", name: "federated-iris" }],
             placement: { clusterAffinity: { clusterNames: ["ikoclone"] } },
+            propagateDeps: true,
         });
         expect(run.kind("OverridePolicy")).toHaveLength(0);
     });

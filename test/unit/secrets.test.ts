@@ -19,7 +19,8 @@ function config(license = LICENSE, secrets?: unknown[]): Record<string, string> 
         "kamino:secrets": JSON.stringify(
             secrets ?? [
                 { name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" },
-                { name: "intersystems-pull-secret", namespace: "iris", type: "dockerconfigjson", fromConfig: "icr", overwriteExisting: true },
+                // Adopting existing copies needs a policy of its own: `placement: {}`, every member.
+                { name: "intersystems-pull-secret", namespace: "iris", type: "dockerconfigjson", fromConfig: "icr", overwriteExisting: true, placement: {} },
                 { name: "iris-tls", namespace: "iris", type: "tls", fromConfig: "irisTls", placement: { clusterNames: ["ikodr"] } },
             ],
         ),
@@ -63,16 +64,16 @@ describe("three Secrets with their placements", () => {
         expect(run.get("kubernetes:core/v1:Secret", "secrets-iris-iris-tls").inputs.type).toBe("kubernetes.io/tls");
     });
 
-    test("one PropagationPolicy per Secret, selecting exactly it by name", () => {
+    test("one PropagationPolicy per placed Secret, selecting exactly it by name; the license only follows the IrisCluster", () => {
         const policies = run.kind("PropagationPolicy").filter((p) => p.name.startsWith("secrets-"));
-        expect(policies.map((p) => p.inputs.metadata.name).sort()).toEqual(["intersystems-pull-secret-sync", "iris-key-secret-sync", "iris-tls-sync"]);
+        // iris-key-secret: named by the IrisCluster, no placement: it follows the IrisCluster (propagateDeps).
+        expect(policies.map((p) => p.inputs.metadata.name).sort()).toEqual(["intersystems-pull-secret-sync", "iris-tls-sync"]);
         for (const p of policies) {
             expect(providerName(p)).toBe("karmada-api");
             expect(p.inputs.spec.resourceSelectors).toEqual([{ apiVersion: "v1", kind: "Secret", name: p.inputs.metadata.name.replace(/-sync$/, "") }]);
         }
         const byName = Object.fromEntries(policies.map((p) => [p.inputs.metadata.name, p.inputs.spec]));
-        expect(byName["iris-key-secret-sync"].placement).toBeUndefined(); // every member
-        expect(byName["iris-key-secret-sync"].conflictResolution).toBeUndefined();
+        expect(byName["intersystems-pull-secret-sync"].placement).toBeUndefined(); // every member
         expect(byName["intersystems-pull-secret-sync"].conflictResolution).toBe("Overwrite");
         expect(byName["iris-tls-sync"].placement).toEqual({ clusterAffinity: { clusterNames: ["ikodr"] } });
     });
@@ -166,12 +167,12 @@ describe("config errors", () => {
         return error?.message ?? "";
     };
 
-    test("a referenced Secret that is not synced where the IrisCluster goes names both", async () => {
+    test("a referenced Secret placed elsewhere is no error: it follows the IrisCluster, and keeps its own placement too", async () => {
         const cfg = config();
-        cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", tlsSecret: "iris-tls" }]);
-        expect(await attempt(cfg)).toMatch(
-            /kamino:irisClusters\[0\]\.tlsSecret = "iris-tls": IrisCluster 'iris' goes to ikoclone but kamino:secrets\[2\] \('iris-tls'\) is not synced there; fix: widen the Secret's placement/,
-        );
+        cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", tlsSecret: "iris-tls", placement: { clusterNames: ["ikoclone"] } }]);
+        const { run, stack } = await runStack(cfg);
+        expect(run.kind("PropagationPolicy").map((p) => p.inputs.metadata.name)).toContain("iris-tls-sync");
+        expect(stack.outputs.syncedSecrets["iris/iris-tls"]).toEqual(["ikoclone", "ikodr"]);
     });
     test("a referenced Secret that is not synced at all", async () => {
         const cfg = config();
