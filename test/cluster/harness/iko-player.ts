@@ -14,7 +14,29 @@ export interface IkoReport {
 const RUNNING: IkoReport = { phase: "Running", condition: { type: "Ready", status: "True" } };
 const IRIS_LIST = resourcePath("intersystems.com/v1alpha1", "irisclusters");
 
-type Iris = KubeObject & { status?: { phase?: string } };
+type Ref = { name?: string };
+type VolumeSource = { secret?: { secretName?: string }; configMap?: Ref };
+type Iris = KubeObject & {
+    spec?: { configSource?: Ref; licenseKeySecret?: Ref; imagePullSecrets?: Ref[]; tls?: Record<string, VolumeSource> };
+    status?: { phase?: string };
+};
+
+/**
+ * The ConfigMap and Secrets IRIS's pods need, as resource paths: without them the kubelet cannot
+ * mount the CPF ConfigMap, license and TLS volumes, nor pull a private image, so IRIS does not start.
+ */
+export function irisNeeds(iris: Iris): string[] {
+    const ns = iris.metadata?.namespace as string;
+    const secret = (name?: string) => (name ? [resourcePath("v1", "secrets", { namespace: ns, name })] : []);
+    const configMap = (name?: string) => (name ? [resourcePath("v1", "configmaps", { namespace: ns, name })] : []);
+    const spec = iris.spec ?? {};
+    return [
+        ...configMap(spec.configSource?.name),
+        ...secret(spec.licenseKeySecret?.name),
+        ...(spec.imagePullSecrets ?? []).flatMap((r) => secret(r.name)),
+        ...Object.values(spec.tls ?? {}).flatMap((v) => [...secret(v.secret?.secretName), ...configMap(v.configMap?.name)]),
+    ];
+}
 
 /** Reports IrisCluster status on the members, Running by default; start() to begin, stop() to end. */
 export class IkoPlayer {
@@ -23,10 +45,16 @@ export class IkoPlayer {
     private timer: NodeJS.Timeout | undefined;
     private busy: Promise<void> = Promise.resolve();
 
-    /** @param delayMs how long after an IrisCluster appears on a member its status is written. */
+    /**
+     * @param delayMs how long after an IrisCluster appears on a member its status is written.
+     * @param opts.waitForNeeds report Running only once the ConfigMap and Secrets the IrisCluster
+     *        names are on the member (`irisNeeds`), as IRIS's pods would start only then; until then
+     *        nothing is reported. Off by default: other suites name no such objects.
+     */
     constructor(
         private readonly members: ApiServer[],
         private readonly delayMs: number,
+        private readonly opts: { waitForNeeds?: boolean } = {},
     ) {}
 
     /** What `member` reports from now on (also for IrisClusters it reported before). */
@@ -59,6 +87,10 @@ export class IkoPlayer {
             const seen = this.firstSeen.get(key) ?? Date.now();
             this.firstSeen.set(key, seen);
             if (Date.now() - seen < this.delayMs || iris.status?.phase === want.phase) continue;
+            if (this.opts.waitForNeeds && want.phase === "Running") {
+                const present = await Promise.all(irisNeeds(iris).map((p) => member.client.get(p)));
+                if (present.some((o) => o === undefined)) continue;
+            }
             // The member's CRD has no status subresource (IKO's has none), so status is patched on the object.
             await member.client.mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }), {
                 status: { phase: want.phase, conditions: want.condition ? [want.condition] : null },
