@@ -16,6 +16,7 @@ import { RunningWaiter } from "./iris-running";
 import { KarmadaControlPlane } from "./karmada";
 import { KarmadaFailover } from "./karmada-failover";
 import { KarmadaMember } from "./karmada-member";
+import { memberAccessPlan } from "./member-access";
 import { defaultSubnets } from "./kind-config";
 import { KindCluster } from "./kind-cluster";
 import { RegistryCredentials } from "./secret-data";
@@ -132,7 +133,7 @@ export class Fleet extends pulumi.ComponentResource {
 
         // 4. Join every other cluster in Push mode.
         for (const cluster of Object.values(this.clusters)) {
-            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, onKarmada);
+            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, cfg, onKarmada);
         }
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
@@ -239,7 +240,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The Push-mode join of one member, once IKO is on it. */
-    private join(cluster: FleetCluster, karmada: KarmadaTarget): KarmadaMember {
+    private join(cluster: FleetCluster, cfg: FleetConfig, karmada: KarmadaTarget): KarmadaMember {
         const c = cluster.config;
         return new KarmadaMember(
             `${c.name}-member`,
@@ -256,6 +257,11 @@ export class Fleet extends pulumi.ComponentResource {
                 memberLifecycle: cluster.lifecycle,
                 karmadaLifecycle: karmada.lifecycle,
                 joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [],
+                access: memberAccessPlan(cfg.karmada.memberAccess, {
+                    irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
+                    secretNamespaces: cfg.secrets.map((s) => s.namespace),
+                    configMapNamespaces: cfg.configMaps.map((c) => c.namespace),
+                }),
             },
             { parent: this },
         );
@@ -286,7 +292,8 @@ export class Fleet extends pulumi.ComponentResource {
                     `karmada-ns-${ns}`,
                     // Adopt a namespace that already exists on a member instead of reporting a conflict.
                     { metadata: { name: ns, annotations: { "work.karmada.io/conflict-resolution": "overwrite" } } },
-                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle },
+                    // After Karmada's rights in it on every member; removed before they are narrowed.
+                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle, dependsOn: Object.values(this.members).flatMap((m) => m.access) },
                 ),
         );
     }

@@ -4,6 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "./crds";
 import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./karmada";
+import { FULL_RULES, MemberAccessPlan, namespaceObjectRules } from "./member-access";
 
 /** Arguments of a KarmadaMember. */
 export interface KarmadaMemberArgs {
@@ -35,6 +36,11 @@ export interface KarmadaMemberArgs {
      * scheduler does not wait a status-sync period (10 s by default) to place IrisClusters there.
      */
     joinAfter?: pulumi.Resource[];
+    /**
+     * What Karmada's identity may do on the member (`memberAccessPlan`); default: everything, as
+     * `karmadactl join` grants. The fleet passes the narrow plan of `kamino:karmada.memberAccess`.
+     */
+    access?: MemberAccessPlan;
 }
 
 /** The names `karmadactl join` uses (pkg/util/names). */
@@ -49,12 +55,22 @@ export function joinNames(clusterName: string) {
     };
 }
 
+/** Name of the Role and RoleBinding in a namespace Kamino propagates into, and of the ClusterRole naming that namespace. */
+export function namespaceRoleName(clusterName: string, namespace: string): string {
+    return `${joinNames(clusterName).clusterRole}:${namespace}`;
+}
+
 /** A member cluster joined to Karmada in Push mode. */
 export class KarmadaMember extends pulumi.ComponentResource {
     /** The member's name in Karmada. */
     public readonly clusterName: string;
     /** The Karmada `Cluster` object. */
     public readonly cluster: KarmadaCluster;
+    /**
+     * The bindings that give Karmada its rights on the member. Whatever Karmada must write on the
+     * member depends on them: created before, deleted after.
+     */
+    public readonly access: pulumi.Resource[];
 
     constructor(name: string, args: KarmadaMemberArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaMember", name, {}, opts);
@@ -64,26 +80,16 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
         const labels = KARMADA_SYSTEM_LABELS;
 
-        // In the member: an identity for Karmada's controllers with full rights, and its token.
+        const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
+
+        // In the member: an identity for Karmada's controllers, its rights and its token.
         const ns = new k8s.core.v1.Namespace(`${name}-member-ns`, { metadata: { name: KARMADA_CLUSTER_NAMESPACE, labels } }, onMember);
         const namespace = ns.metadata.name;
         const sa = new k8s.core.v1.ServiceAccount(`${name}-sa`, { metadata: { name: n.serviceAccount, namespace, labels } }, onMember);
-        const impersonatorSa = new k8s.core.v1.ServiceAccount(
-            `${name}-impersonator-sa`,
-            { metadata: { name: n.impersonator, namespace, labels } },
-            onMember,
-        );
-        const role = new k8s.rbac.v1.ClusterRole(
-            `${name}-role`,
-            {
-                metadata: { name: n.clusterRole, labels },
-                rules: [
-                    { apiGroups: ["*"], resources: ["*"], verbs: ["*"] },
-                    { nonResourceURLs: ["*"], verbs: ["get"] },
-                ],
-            },
-            onMember,
-        );
+        const impersonatorSa = access.impersonator
+            ? new k8s.core.v1.ServiceAccount(`${name}-impersonator-sa`, { metadata: { name: n.impersonator, namespace, labels } }, onMember)
+            : undefined;
+        const role = new k8s.rbac.v1.ClusterRole(`${name}-role`, { metadata: { name: n.clusterRole, labels }, rules: access.clusterRules }, onMember);
         const binding = new k8s.rbac.v1.ClusterRoleBinding(
             `${name}-binding`,
             {
@@ -104,7 +110,48 @@ export class KarmadaMember extends pulumi.ComponentResource {
                 { ...onMember, dependsOn: [account] },
             );
         const token = tokenSecret("token", n.serviceAccount, sa);
-        const impersonatorToken = tokenSecret("impersonator-token", n.impersonator, impersonatorSa);
+        const impersonatorToken = impersonatorSa ? tokenSecret("impersonator-token", n.impersonator, impersonatorSa) : undefined;
+
+        // Narrow rights in each namespace Kamino propagates into. Kamino makes the namespace on the
+        // member itself (Karmada's namespace sync adopts it: the template says conflict-resolution
+        // overwrite), so that the Role can exist before Karmada writes there, and the Cluster
+        // depends on it, so that on destroy Karmada cleans up with these rights still in place.
+        // A namespace removed from the config narrows in this order: Karmada's objects, then the
+        // member namespace (its delete waits until the namespace and all in it are gone, and takes
+        // the Role with it: Karmada's informers then see nothing left to delete), then the
+        // ClusterRole naming it.
+        const subjects = [{ kind: "ServiceAccount", name: sa.metadata.name, namespace }];
+        const namespaceBindings = access.namespaces.flatMap((a) => {
+            const id = `${name}-access-${a.namespace}`;
+            const roleName = namespaceRoleName(args.clusterName, a.namespace);
+            const memberNs = a.managed ? new k8s.core.v1.Namespace(`${id}-ns`, { metadata: { name: a.namespace } }, onMember) : undefined;
+            const inNs: pulumi.CustomResourceOptions = memberNs ? { ...onMember, deletedWith: memberNs } : onMember;
+            const target = memberNs ? memberNs.metadata.name : pulumi.output(a.namespace);
+            const nsRole = new k8s.rbac.v1.Role(`${id}-role`, { metadata: { name: roleName, namespace: target, labels }, rules: a.rules }, inNs);
+            const nsBinding = new k8s.rbac.v1.RoleBinding(
+                `${id}-binding`,
+                {
+                    metadata: { name: roleName, namespace: target, labels },
+                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: nsRole.metadata.name },
+                    subjects,
+                },
+                inNs,
+            );
+            if (!memberNs) return [nsBinding];
+            const afterNs: pulumi.CustomResourceOptions = { ...onMember, dependsOn: [memberNs] };
+            const objectRole = new k8s.rbac.v1.ClusterRole(`${id}-ns-role`, { metadata: { name: roleName, labels }, rules: namespaceObjectRules(a.namespace) }, afterNs);
+            const objectBinding = new k8s.rbac.v1.ClusterRoleBinding(
+                `${id}-ns-binding`,
+                {
+                    metadata: { name: roleName, labels },
+                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: objectRole.metadata.name },
+                    subjects,
+                },
+                afterNs,
+            );
+            return [nsBinding, objectBinding];
+        });
+        this.access = [binding, ...namespaceBindings];
 
         // In the Karmada API: the credentials and the Cluster object.
         const credentials = new k8s.core.v1.Secret(
@@ -116,20 +163,23 @@ export class KarmadaMember extends pulumi.ComponentResource {
             },
             onKarmada,
         );
-        const impersonatorCredentials = new k8s.core.v1.Secret(
-            `${name}-impersonator-credentials`,
-            {
-                metadata: { name: n.impersonatorSecret, namespace: args.karmadaClusterNamespace, labels },
-                type: "Opaque",
-                data: { token: impersonatorToken.data.apply((d) => d["token"]) },
-            },
-            onKarmada,
-        );
+        const impersonatorCredentials = impersonatorToken
+            ? new k8s.core.v1.Secret(
+                  `${name}-impersonator-credentials`,
+                  {
+                      metadata: { name: n.impersonatorSecret, namespace: args.karmadaClusterNamespace, labels },
+                      type: "Opaque",
+                      data: { token: impersonatorToken.data.apply((d) => d["token"]) },
+                  },
+                  onKarmada,
+              )
+            : undefined;
         const spec: DeepInput<KarmadaClusterSpec> = {
             syncMode: "Push",
             apiEndpoint: args.apiEndpoint,
             secretRef: { namespace: args.karmadaClusterNamespace, name: n.credentialsSecret },
-            impersonatorSecretRef: { namespace: args.karmadaClusterNamespace, name: n.impersonatorSecret },
+            // Without it, Karmada's unified-auth controller pushes no RBAC objects to the member.
+            ...(impersonatorCredentials ? { impersonatorSecretRef: { namespace: args.karmadaClusterNamespace, name: n.impersonatorSecret } } : {}),
             ...(args.provider !== undefined ? { provider: args.provider } : {}),
             ...(args.region !== undefined ? { region: args.region } : {}),
             ...(args.zones !== undefined ? { zones: args.zones } : {}),
@@ -140,7 +190,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             // shows as a change in every preview.
             { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
-            { ...onKarmada, dependsOn: [credentials, impersonatorCredentials, binding, ...(args.joinAfter ?? [])] },
+            { ...onKarmada, dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])] },
         );
         this.registerOutputs({ clusterName: this.clusterName });
     }

@@ -3,6 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
+import { memberAccessPlan } from "../../components/member-access";
 import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
@@ -138,22 +139,20 @@ describe("Karmada API", () => {
 });
 
 describe("join of ikoclone (Push mode, as karmadactl does it)", () => {
-    test("member side: namespace, service accounts, cluster-admin role, token secrets", () => {
+    test("member side: namespace, service account, narrow rights (kamino:karmada.memberAccess), token secret; no impersonator", () => {
         const onMember = run.resources.filter((r) => r.name.startsWith("ikoclone-member-") && providerName(r) === "ikoclone-k8s");
         expect(onMember.map((r) => `${r.type.split(":")[1]}:${r.inputs.metadata.name}`).sort()).toEqual([
             "core/v1:karmada-cluster",
             "core/v1:karmada-ikoclone",
             "core/v1:karmada-ikoclone",
-            "core/v1:karmada-impersonator",
-            "core/v1:karmada-impersonator",
             "rbac.authorization.k8s.io/v1:karmada-controller-manager:karmada-ikoclone",
             "rbac.authorization.k8s.io/v1:karmada-controller-manager:karmada-ikoclone",
+            // federated-iris is in `default`: a Role and RoleBinding there, no namespace to make.
+            "rbac.authorization.k8s.io/v1:karmada-controller-manager:karmada-ikoclone:default",
+            "rbac.authorization.k8s.io/v1:karmada-controller-manager:karmada-ikoclone:default",
         ]);
         const role = run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "ikoclone-member-role");
-        expect(role.inputs.rules).toEqual([
-            { apiGroups: ["*"], resources: ["*"], verbs: ["*"] },
-            { nonResourceURLs: ["*"], verbs: ["get"] },
-        ]);
+        expect(role.inputs.rules).toEqual(memberAccessPlan({ mode: "narrow", extraRules: [] }, { irisClusterNamespaces: ["default"], secretNamespaces: [] }).clusterRules);
         const token = run.get("kubernetes:core/v1:Secret", "ikoclone-member-token");
         expect(token.inputs.type).toBe("kubernetes.io/service-account-token");
         expect(token.inputs.metadata.annotations).toEqual({ "kubernetes.io/service-account.name": "karmada-ikoclone" });
@@ -173,7 +172,6 @@ describe("join of ikoclone (Push mode, as karmadactl does it)", () => {
             syncMode: "Push",
             apiEndpoint: "https://ikoclone-control-plane:6443",
             secretRef: { namespace: "karmada-cluster", name: "ikoclone" },
-            impersonatorSecretRef: { namespace: "karmada-cluster", name: "ikoclone-impersonator" },
             provider: "kind",
         });
     });
@@ -246,6 +244,6 @@ describe("stack outputs", () => {
 
     test("the dev stack's resource count", () => {
         // Keep in step with the README; a change here is a change users see in `pulumi up`.
-        expect(run.resources.filter((r) => !r.id).length).toMatchInlineSnapshot(`42`);
+        expect(run.resources.filter((r) => !r.id).length).toMatchInlineSnapshot(`41`);
     });
 });

@@ -99,7 +99,7 @@ describe("a host and five members", () => {
         test("a member joins once IKO is on it, and on destroy its Cluster goes before the RBAC that lets Karmada clean up", () => {
             // Resource names are internal to the SDK (`__name`); good enough to identify children here.
             const names = dependsOn("m1-member-cluster").map((r) => (r as unknown as { __name: string }).__name);
-            expect(names.sort()).toEqual(["m1-iko", "m1-member-binding", "m1-member-credentials", "m1-member-impersonator-credentials"]);
+            expect(names.sort()).toEqual(["m1-iko", "m1-member-access-default-binding", "m1-member-access-iris-binding", "m1-member-access-iris-ns-binding", "m1-member-binding", "m1-member-credentials"]);
         });
 
         test("objects inside a kind cluster are not deleted one by one when the cluster goes", () => {

@@ -1,0 +1,221 @@
+// Least privilege on the loopback fleet (its member API servers enforce RBAC): with the default
+// `kamino:karmada.memberAccess: narrow`, `up` propagates, each member's API server answers a table
+// of SubjectAccessReviews for Karmada's identity as docs/security.md says, a new namespace widens the
+// rules in the same `up` and a removed one narrows them, `destroy` unjoins, and
+// karmada-controller-manager logs no `forbidden` from first `up` to `destroy`.
+import * as fs from "fs";
+import { EngineSandbox, toolchainPath } from "../support/engine";
+import { CLUSTER_API_VERSION, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+import { loopbackStack } from "./loopback-stack";
+
+jest.setTimeout(30 * 60_000);
+
+const MEMBERS = ["ikoclone", "ikoclone2"];
+const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
+const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
+const SECRET = resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" });
+const EXTRA_SECRET = resourcePath("v1", "secrets", { namespace: "extra", name: "extra-secret" });
+
+let fleet: LoopbackFleet;
+let sandbox: EngineSandbox;
+let iko: IkoPlayer;
+let stack: Awaited<ReturnType<typeof loopbackStack>>;
+const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
+const note = (line: string) => process.stderr.write(`[member-access ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** One question to a member's API server about Karmada's identity there. */
+interface Action {
+    verb: string;
+    group?: string;
+    resource?: string;
+    namespace?: string;
+    name?: string;
+    subresource?: string;
+    path?: string;
+}
+
+/** The access table of docs/security.md: what Karmada's identity may do on every member. */
+const ALLOWED: [string, Action][] = [
+    ["GET /readyz (cluster health)", { verb: "get", path: "/readyz" }],
+    ["GET /healthz", { verb: "get", path: "/healthz" }],
+    ["GET /version", { verb: "get", path: "/version" }],
+    ["GET /apis (discovery)", { verb: "get", path: "/apis" }],
+    ["list nodes (resource summary)", { verb: "list", resource: "nodes" }],
+    ["watch pods (resource summary)", { verb: "watch", resource: "pods" }],
+    ["list IrisClusters cluster-wide (informer)", { verb: "list", group: "intersystems.com", resource: "irisclusters" }],
+    ["watch Secrets cluster-wide (informer)", { verb: "watch", resource: "secrets" }],
+    ["list ConfigMaps cluster-wide (informer)", { verb: "list", resource: "configmaps" }],
+    ["watch namespaces (informer)", { verb: "watch", resource: "namespaces" }],
+    ["create IrisCluster in default", { verb: "create", group: "intersystems.com", resource: "irisclusters", namespace: "default" }],
+    ["update IrisCluster in default", { verb: "update", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
+    ["delete IrisCluster in default (failover's stale copy, unjoin)", { verb: "delete", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
+    ["create ConfigMap in default (IrisCluster dependency)", { verb: "create", resource: "configmaps", namespace: "default" }],
+    ["create Secret in default (IrisCluster dependency)", { verb: "create", resource: "secrets", namespace: "default" }],
+    ["update Secret in iris", { verb: "update", resource: "secrets", namespace: "iris", name: "iris-key-secret" }],
+    ["create namespace (namespace sync)", { verb: "create", resource: "namespaces" }],
+    ["update namespace iris", { verb: "update", resource: "namespaces", name: "iris" }],
+    ["delete namespace iris", { verb: "delete", resource: "namespaces", name: "iris" }],
+];
+const DENIED: [string, Action][] = [
+    ["create ClusterRoleBinding", { verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings" }],
+    ["create ClusterRole", { verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterroles" }],
+    ["bind ClusterRole cluster-admin", { verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin" }],
+    ["escalate ClusterRole", { verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles" }],
+    ["create RoleBinding in default", { verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: "default" }],
+    ["create Secret in kube-system", { verb: "create", resource: "secrets", namespace: "kube-system" }],
+    ["update Secret in kube-system", { verb: "update", resource: "secrets", namespace: "kube-system", name: "any" }],
+    ["get Secret in kube-system by name", { verb: "get", resource: "secrets", namespace: "kube-system", name: "any" }],
+    ["delete Secret in karmada-cluster (its own token)", { verb: "delete", resource: "secrets", namespace: "karmada-cluster", name: "karmada-ikoclone" }],
+    ["create ServiceAccount token", { verb: "create", resource: "serviceaccounts", subresource: "token", namespace: "karmada-cluster", name: "karmada-ikoclone" }],
+    ["impersonate users", { verb: "impersonate", resource: "users", name: "admin" }],
+    ["impersonate groups", { verb: "impersonate", resource: "groups", name: "system:masters" }],
+    ["impersonate ServiceAccounts", { verb: "impersonate", resource: "serviceaccounts", namespace: "kube-system" }],
+    ["delete namespace kube-system", { verb: "delete", resource: "namespaces", name: "kube-system" }],
+    ["delete namespace iko (not Kamino's propagation)", { verb: "delete", resource: "namespaces", name: "iko" }],
+    ["update namespace karmada-cluster", { verb: "update", resource: "namespaces", name: "karmada-cluster" }],
+    ["create IrisCluster in kube-system", { verb: "create", group: "intersystems.com", resource: "irisclusters", namespace: "kube-system" }],
+    ["create Secret in iko", { verb: "create", resource: "secrets", namespace: "iko" }],
+    ["patch IrisCluster in default (Karmada only updates)", { verb: "patch", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
+    ["create pods", { verb: "create", resource: "pods", namespace: "default" }],
+    ["create pods/exec", { verb: "create", resource: "pods", subresource: "exec", namespace: "default", name: "any" }],
+    ["delete nodes", { verb: "delete", resource: "nodes", name: "any" }],
+    ["create Deployments", { verb: "create", group: "apps", resource: "deployments", namespace: "default" }],
+    ["update CRDs", { verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "irisclusters.intersystems.com" }],
+    ["create webhooks", { verb: "create", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations" }],
+    ["GET /metrics", { verb: "get", path: "/metrics" }],
+];
+
+/** Asks the member, as its admin, whether Karmada's identity may do `a` (a SubjectAccessReview). */
+async function allowed(m: string, a: Action): Promise<boolean> {
+    const sa = `karmada-${m}`;
+    // The table names ikoclone's token; ask each member about its own.
+    const name = a.name === "karmada-ikoclone" ? sa : a.name;
+    const spec = {
+        user: `system:serviceaccount:karmada-cluster:${sa}`,
+        groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-cluster", "system:authenticated"],
+        ...(a.path
+            ? { nonResourceAttributes: { verb: a.verb, path: a.path } }
+            : { resourceAttributes: { verb: a.verb, group: a.group ?? "", resource: a.resource, namespace: a.namespace, name, subresource: a.subresource } }),
+    };
+    const res = await member(m).request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
+    if (res.status !== 201) throw new Error(`SubjectAccessReview on ${m}: HTTP ${res.status} ${res.body.slice(0, 300)}`);
+    return JSON.parse(res.body).status?.allowed === true;
+}
+
+/** Every row of the table whose answer is not the expected one, per member. */
+async function tableMismatches(extraAllowed: [string, Action][] = [], extraDenied: [string, Action][] = []): Promise<string[]> {
+    const wrong: string[] = [];
+    for (const m of MEMBERS) {
+        for (const [what, a] of [...ALLOWED, ...extraAllowed]) if (!(await allowed(m, a))) wrong.push(`${m}: denied, expected allowed: ${what}`);
+        for (const [what, a] of [...DENIED, ...extraDenied]) if (await allowed(m, a)) wrong.push(`${m}: allowed, expected denied: ${what}`);
+    }
+    return wrong;
+}
+
+/** Lines of karmada-controller-manager's log that say `forbidden`. */
+function forbiddenLines(): string[] {
+    const cm = fleet.processes.find((p) => p.spec.name === "karmada-controller-manager");
+    if (!cm) throw new Error("no karmada-controller-manager process in the harness");
+    return fs
+        .readFileSync(cm.logPath, "utf8")
+        .split("\n")
+        .filter((l) => /forbidden/i.test(l));
+}
+
+/** Works in the member's execution space that are not Applied. */
+async function unappliedWorks(m: string): Promise<string[]> {
+    const res = await fleet.karmada.client.request("GET", `/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-${m}/works`);
+    const works = JSON.parse(res.body).items as (KubeObject & { status?: { conditions?: { type: string; status: string; message?: string }[] } })[];
+    return works
+        .filter((w) => w.status?.conditions?.find((c) => c.type === "Applied")?.status !== "True")
+        .map((w) => `${w.metadata?.name}: ${w.status?.conditions?.find((c) => c.type === "Applied")?.message ?? "no Applied condition"}`);
+}
+
+const EXTRA_SECRETS = [
+    { name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" },
+    { name: "extra-secret", namespace: "extra", fromConfig: "extraValues" },
+];
+
+beforeAll(async () => {
+    fleet = new LoopbackFleet({ hostName: "ikofett", members: MEMBERS });
+    await fleet.start();
+    iko = new IkoPlayer(fleet.members, 1000).start();
+    sandbox = new EngineSandbox(toolchainPath("engine"));
+    stack = await loopbackStack(sandbox, fleet, "access", { runningTimeoutSeconds: 120 });
+}, 10 * 60_000);
+
+afterAll(async () => {
+    await iko?.stop();
+    sandbox?.cleanup();
+    await fleet?.stop();
+});
+
+test("up with the default narrow rules propagates, and each member answers the access table", async () => {
+    const t = Date.now();
+    await stack.up();
+    note(`up: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const m of MEMBERS) {
+        await waitFor(`federated-iris on ${m}`, async () => ((await member(m).get(IRIS)) ? true : undefined), WAIT);
+        await waitFor(`license Secret on ${m}`, async () => ((await member(m).get(SECRET)) ? true : undefined), WAIT);
+        await waitFor(`every Work Applied on ${m}`, async () => {
+            const bad = await unappliedWorks(m);
+            if (bad.length) throw new Error(bad.join("; "));
+            return true;
+        }, WAIT);
+        // No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push.
+        expect(await member(m).get(resourcePath("v1", "serviceaccounts", { namespace: "karmada-cluster", name: "karmada-impersonator" }))).toBeUndefined();
+        expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: "karmada-impersonator" }))).toBeUndefined();
+        const cluster = await fleet.karmada.client.get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
+        expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
+    }
+    expect(await tableMismatches()).toEqual([]);
+    // Karmada asked nothing it was refused, and the next `up` changes nothing.
+    expect(forbiddenLines()).toEqual([]);
+    const again = await stack.up();
+    expect(Object.entries(again.summary.resourceChanges ?? {}).filter(([op]) => op !== "same")).toEqual([]);
+});
+
+test("a new Secret namespace widens the rules in the same up; removing it narrows them after Karmada cleaned up", async () => {
+    const inExtra: [string, Action][] = [
+        ["create Secret in extra", { verb: "create", resource: "secrets", namespace: "extra" }],
+        ["delete namespace extra", { verb: "delete", resource: "namespaces", name: "extra" }],
+    ];
+    expect(await tableMismatches([], inExtra)).toEqual([]);
+    await stack.setConfig("kamino:extraValues", { value: JSON.stringify({ token: "t0" }), secret: true });
+    await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS) });
+    let t = Date.now();
+    await stack.up();
+    note(`up adding namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const m of MEMBERS) await waitFor(`extra-secret on ${m}`, async () => ((await member(m).get(EXTRA_SECRET)) ? true : undefined), WAIT);
+    expect(await tableMismatches(inExtra)).toEqual([]);
+    expect(forbiddenLines()).toEqual([]);
+
+    await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS.slice(0, 1)) });
+    await stack.removeConfig("kamino:extraValues");
+    t = Date.now();
+    await stack.up();
+    note(`up removing namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const m of MEMBERS) {
+        await waitFor(`namespace extra gone from ${m}`, async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true), WAIT);
+        await waitFor(`every Work Applied on ${m}`, async () => {
+            const bad = await unappliedWorks(m);
+            if (bad.length) throw new Error(bad.join("; "));
+            return true;
+        }, WAIT);
+    }
+    expect(await tableMismatches([], inExtra)).toEqual([]);
+    expect(forbiddenLines()).toEqual([]);
+});
+
+test("destroy unjoins every member with the narrow rules, and Karmada was never refused", async () => {
+    const t = Date.now();
+    await stack.destroy();
+    note(`destroy: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const m of MEMBERS) {
+        expect(await fleet.karmada.client.get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
+        expect(await member(m).get(IRIS)).toBeUndefined();
+        expect(await member(m).get(resourcePath("v1", "namespaces", { name: "iris" }))).toBeUndefined();
+        expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `karmada-controller-manager:karmada-${m}` }))).toBeUndefined();
+    }
+    expect(forbiddenLines()).toEqual([]);
+});
