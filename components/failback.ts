@@ -20,7 +20,7 @@ interface Binding extends KubeObject {
         placement?: { clusterAffinities?: Array<ClusterAffinity & { affinityName: string }> };
         gracefulEvictionTasks?: Array<{ fromCluster: string; creationTimestamp?: string }>;
     };
-    status?: { schedulerObservedAffinityName?: string };
+    status?: { schedulerObservingAffinityName?: string };
 }
 
 interface Cluster extends KubeObject {
@@ -86,7 +86,7 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
     }
 
     // 1. Resume scheduling at the first group; 2. ask for a reschedule.
-    await write(request, "PATCH", `${path}/status`, { status: { schedulerObservedAffinityName: first.affinityName } }, "resetting the binding's affinity group", "application/merge-patch+json");
+    await write(request, "PATCH", `${path}/status`, { status: { schedulerObservingAffinityName: first.affinityName } }, "resetting the binding's affinity group", "application/merge-patch+json");
     await write(
         request,
         "POST",

@@ -33,10 +33,10 @@ function ajv(): Ajv {
     return a;
 }
 
-/** A validator for a CRD kind from its CRD file (version v1alpha1). */
-export function crdValidator(file: string): ValidateFunction {
+/** A validator for a CRD kind from its CRD file (version v1alpha1 unless given). */
+export function crdValidator(file: string, versionName = "v1alpha1"): ValidateFunction {
     const crd = YAML.parse(fs.readFileSync(path.join(SCHEMA_DIR, file), "utf8"));
-    const version = crd.spec.versions.find((v: { name: string }) => v.name === "v1alpha1");
+    const version = crd.spec.versions.find((v: { name: string }) => v.name === versionName);
     return ajv().compile(forbidUnknownFields(version.schema.openAPIV3Schema) as Schema);
 }
 

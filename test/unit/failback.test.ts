@@ -2,6 +2,7 @@
 // IrisCluster: it resumes at the affinity group the binding observed, and reschedules when a
 // WorkloadRebalancer names the workload.
 import { failback, FailbackError, KarmadaRequest } from "../../components/failback";
+import { crdValidator, describeErrors } from "../support/karmada-schemas";
 
 const BINDING = "/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings/federated-iris-iriscluster";
 const groups = [
@@ -18,14 +19,14 @@ function fakeKarmada(opts: { on: string[]; observed?: string; clusterReady?: str
         if (method === "GET" && path === BINDING) {
             return ok({
                 spec: { clusters: state.clusters.map((name) => ({ name })), placement: { clusterAffinities: groups }, gracefulEvictionTasks: (opts.evicting ?? []).map((fromCluster) => ({ fromCluster, creationTimestamp: "t" })) },
-                status: { schedulerObservedAffinityName: state.observed },
+                status: { schedulerObservingAffinityName: state.observed },
             });
         }
         if (method === "GET" && path === "/apis/cluster.karmada.io/v1alpha1/clusters/ikoclone") {
             return ok({ spec: { taints: opts.taints ?? [] }, status: { conditions: [{ type: "Ready", status: opts.clusterReady ?? "True" }] } });
         }
         if (method === "PATCH" && path === `${BINDING}/status`) {
-            state.observed = (body as { status: { schedulerObservedAffinityName: string } }).status.schedulerObservedAffinityName;
+            state.observed = (body as { status: { schedulerObservingAffinityName: string } }).status.schedulerObservingAffinityName;
             return ok({});
         }
         if (method === "POST" && path === "/apis/apps.karmada.io/v1alpha1/workloadrebalancers") {
@@ -72,4 +73,22 @@ test("an IrisCluster that is not placed in failover mode, or a malformed name, i
     const notFailover: KarmadaRequest = async () => ({ status: 200, body: JSON.stringify({ spec: { clusters: [{ name: "a" }], placement: { clusterAffinity: { clusterNames: ["a"] } } } }) });
     await expect(failback(notFailover, "default/federated-iris")).rejects.toThrow(/is not placed in failover mode/);
     await expect(failback(notFailover, "federated-iris")).rejects.toThrow(/give the IrisCluster as namespace\/name/);
+});
+
+test("what failback writes is valid against Karmada's schemas (unknown fields would be pruned silently)", async () => {
+    const writes: Array<{ path: string; body: unknown }> = [];
+    const k = fakeKarmada({ on: ["ikodr"] });
+    const recording: KarmadaRequest = (method, path, body, contentType) => {
+        if (method !== "GET") writes.push({ path, body });
+        return k.request(method, path, body, contentType);
+    };
+    await failback(recording, "default/federated-iris", fastClock());
+    const binding = crdValidator("crds-v1.15.9/work.karmada.io_resourcebindings.yaml", "v1alpha2");
+    const rebalancer = crdValidator("crds-v1.15.9/apps.karmada.io_workloadrebalancers.yaml");
+    const [statusPatch, created] = writes;
+    const asBinding = { apiVersion: "work.karmada.io/v1alpha2", kind: "ResourceBinding", metadata: { name: "x" }, spec: { resource: { apiVersion: "v1", kind: "K", name: "n" } }, ...(statusPatch.body as object) };
+    expect([binding(asBinding), describeErrors(binding.errors)]).toEqual([true, []]);
+    expect([rebalancer(created.body), describeErrors(rebalancer.errors)]).toEqual([true, []]);
+    // The check bites: Karmada's Go field name is not its JSON name.
+    expect(binding({ ...asBinding, status: { schedulerObservedAffinityName: "1-ikoclone" } })).toBe(false);
 });
