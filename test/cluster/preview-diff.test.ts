@@ -149,7 +149,24 @@ describe("a pull request: new image, ikoclone2 joined and placed, the license ro
     const expected = [
         // The new member: the kubeconfig's provider, IKO, and the Push-mode join (member and Karmada side).
         ...["ikoclone2", "ikoclone2-k8s", "ikoclone2-iko", "ikoclone2-iko-ns", "ikoclone2-iko-iko", "ikoclone2-member"].map((n) => `create ${n}:`),
-        ...["member-ns", "sa", "impersonator-sa", "role", "binding", "token", "impersonator-token", "credentials", "impersonator-credentials", "cluster"].map((n) => `create ikoclone2-member-${n}:`),
+        // Narrow rights (kamino:karmada.memberAccess): a Role in `default` (federated-iris) and in `iris`
+        // (the Secret), which Kamino makes on the member with a ClusterRole naming it; no impersonator.
+        ...[
+            "member-ns",
+            "sa",
+            "role",
+            "binding",
+            "token",
+            "access-default-role",
+            "access-default-binding",
+            "access-iris-ns",
+            "access-iris-role",
+            "access-iris-binding",
+            "access-iris-ns-role",
+            "access-iris-ns-binding",
+            "credentials",
+            "cluster",
+        ].map((n) => `create ikoclone2-member-${n}:`),
         // The placement names it.
         "update federated-iris-policy: spec.placement.clusterAffinity.clusterNames[1]",
         // The image.
@@ -178,7 +195,7 @@ describe("a pull request: new image, ikoclone2 joined and placed, the license ro
         if (process.env.KAMINO_PREVIEW_DIFF_OUT) fs.writeFileSync(process.env.KAMINO_PREVIEW_DIFF_OUT, offline.stdout);
         expect(summary(offline)).toEqual(expected);
         expect(offline.stdout).toMatch(/~ image: "containers\.intersystems\.com\/intersystems\/iris-community:2025\.1" => "containers\.intersystems\.com\/intersystems\/iris-community:2025\.2"/);
-        expect(offline.stdout).toMatch(/Resources:\n\s+\+ 16 to create\n\s+~ 3 to update\n\s+19 changes\. \d+ unchanged/);
+        expect(offline.stdout).toMatch(/Resources:\n\s+\+ 20 to create\n\s+~ 3 to update\n\s+23 changes\. \d+ unchanged/);
     });
 
     test("the rotated license is never shown: only that the Secret changes", () => {
