@@ -19,7 +19,8 @@ import { comeBack, outage, OutageTimeline, ReturnTimeline, runsOn } from "../clu
 import { failback } from "../../components/failback";
 import { kubeRequest } from "../../components/kube-read";
 
-const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").map(Number);
+// An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
+const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").filter((s) => s.trim() !== "").map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
@@ -129,7 +130,12 @@ async function main(): Promise<void> {
     const cycles = FAILOVER_RUNS > 0 ? await failoverCycles(FAILOVER_RUNS, binPath) : [];
     const failover = cycles.length ? (Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(cycles.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>) : undefined;
     const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.length };
-    fs.writeFileSync(OUT, JSON.stringify({ machine, ...results, ...(failover ? { failover } : {}) }, null, 2) + "\n");
+    // Sections this run did not measure keep their figures, and the machine they were taken on.
+    const earlier = fs.existsSync(OUT) ? (JSON.parse(fs.readFileSync(OUT, "utf8")) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
+    const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
+    const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : SCALES.length === 0)));
+    const machines = { ...earlierMachines, ...(SCALES.length ? { scales: machine } : {}), ...(failover ? { failover: machine } : {}) };
+    fs.writeFileSync(OUT, JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}) }, null, 2) + "\n");
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
