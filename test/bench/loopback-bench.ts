@@ -131,7 +131,8 @@ async function main(): Promise<void> {
     const failover = cycles.length ? (Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(cycles.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>) : undefined;
     const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.length };
     // Sections this run did not measure keep their figures, and the machine they were taken on.
-    const earlier = fs.existsSync(OUT) ? (JSON.parse(fs.readFileSync(OUT, "utf8")) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
+    const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
+    const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
     const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : SCALES.length === 0)));
     const machines = { ...earlierMachines, ...(SCALES.length ? { scales: machine } : {}), ...(failover ? { failover: machine } : {}) };
