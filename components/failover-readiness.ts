@@ -2,7 +2,7 @@
 // failover flags itself when it installs the chart; an existing control plane is configured by its
 // owner, and a ClusterTaintPolicy it is not set up for would never fire. Checked on `up`, before any
 // resource exists, so that the user learns which flag is missing instead of finding out in an outage.
-import { FleetConfig, failoverMembers } from "./config";
+import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "./config";
 import { ClusterTaintPolicy } from "./crds";
 import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "./failover";
 import { describeError, kubeRequest } from "./kube-read";
@@ -34,8 +34,19 @@ export class FailoverReadinessError extends Error {
 }
 
 /**
- * Settings of karmada-controller-manager that `command` lacks: each failover gate as true in a
- * `--feature-gates` list (a later flag wins, as in Go's flag parsing), and each failover flag.
+ * Gates failover placement needs in karmada-controller-manager, with the binary's default: Failover
+ * is off unless set; PropagateDeps (application failover requires `propagateDeps`, and an
+ * IrisCluster's Secrets follow it through it) is on unless turned off, as Karmada's chart does.
+ */
+const REQUIRED_GATES: Readonly<Record<string, { defaultOn: boolean }>> = {
+    ...Object.fromEntries(Object.keys(KAMINO_FEATURE_GATES).map((g) => [g, { defaultOn: g === "PropagateDeps" }])),
+    ...Object.fromEntries(Object.keys(FAILOVER_FEATURE_GATES).map((g) => [g, { defaultOn: false }])),
+};
+
+/**
+ * Settings of karmada-controller-manager that `command` lacks: each required gate true in a
+ * `--feature-gates` list (a later flag wins, as in Go's flag parsing) or on by default, and each
+ * failover flag.
  */
 export function missingControllerSettings(command: string[]): string[] {
     const gates = new Map<string, string>();
@@ -47,9 +58,9 @@ export function missingControllerSettings(command: string[]): string[] {
         else values.set(m[1], m[2]);
     }
     return [
-        ...Object.keys(FAILOVER_FEATURE_GATES)
-            .filter((g) => gates.get(g) !== "true")
-            .map((g) => `--feature-gates=${g}=true`),
+        ...Object.entries(REQUIRED_GATES)
+            .filter(([g, { defaultOn }]) => !(gates.get(g) === "true" || (defaultOn && !gates.has(g))))
+            .map(([g]) => `--feature-gates=${g}=true`),
         ...Object.entries(FAILOVER_CONTROLLER_ARGS)
             .filter(([k, v]) => values.get(k) !== v)
             .map(([k, v]) => `--${k}=${v}`),

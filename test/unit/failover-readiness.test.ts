@@ -23,6 +23,7 @@ describe("missingControllerSettings", () => {
         ["no gates, no flag", ["karmada-controller-manager"], ["--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true"]],
         ["Failover off", ["--feature-gates=PropagateDeps=true,Failover=false", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=Failover=true"]],
         ["the last --feature-gates wins", ["--feature-gates=Failover=true", "--feature-gates=Failover=false", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=Failover=true"]],
+        ["PropagateDeps turned off, as Karmada's chart does", ["--feature-gates=PropagateDeps=false,Failover=true", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=PropagateDeps=true"]],
         ["eviction off", ["--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=false"], ["--enable-no-execute-taint-eviction=true"]],
     ])("%s", (_, command, missing) => {
         expect(missingControllerSettings(command)).toEqual(missing);
