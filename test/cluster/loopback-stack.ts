@@ -19,11 +19,21 @@ export interface LoopbackStackOptions {
      * Default: Pulumi.dev.yaml's, placed on every member.
      */
     irisClustersFrom?: string;
+    /**
+     * The IrisClusters name the synced Secret as their license (`licenseKeySecret`), so it is one
+     * of their dependencies: it sits in their namespace and goes only where they go. Default: a
+     * fleet-wide Secret in `iris` that no IrisCluster names.
+     */
+    licensed?: boolean;
 }
+
+/** The synced license Secret of a loopback stack: `namespace/name`. */
+export const licenseSecretId = (opts: Pick<LoopbackStackOptions, "licensed"> = {}) => `${opts.licensed ? "default" : "iris"}/iris-key-secret`;
 
 /** A stack of the sandbox's project on the loopback fleet. */
 export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet, name: string, opts: LoopbackStackOptions = {}) {
     const dev = YAML.parse(fs.readFileSync(opts.irisClustersFrom ?? "Pulumi.dev.yaml", "utf8")).config;
+    const [secretNamespace, secretName] = licenseSecretId(opts).split("/");
     const stack = await sandbox.stack(name, undefined, {
         "kamino:clusters": [
             { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: opts.hostKubeconfig ?? fleet.hostKubeconfig },
@@ -37,8 +47,9 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
             ...i,
             ...(opts.irisClustersFrom ? {} : { placement: { clusterLabels: { lab: "loopback" } } }),
             runningTimeoutSeconds: opts.runningTimeoutSeconds ?? 180,
+            ...(opts.licensed ? { licenseKeySecret: secretName } : {}),
         })),
-        "kamino:secrets": [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }],
+        "kamino:secrets": [{ name: secretName, namespace: secretNamespace, fromConfig: "irisLicense" }],
     });
     await setLicense(stack, LICENSE);
     return stack;

@@ -126,7 +126,8 @@ describe("the dev fleet with its clusters declared `existing`, fresh state", () 
             ikoReleases: 2,
             members: 1,
             karmadaClusters: 1,
-            tokenSecrets: 4,
+            // Narrow member access (the default) joins without the impersonator: one token Secret in the member, one credentials Secret in Karmada.
+            tokenSecrets: 2,
             crd: 1,
             interpreter: 1,
             irisClusters: 1,
