@@ -84,15 +84,25 @@ end
 
 /**
  * Keeps spec fields that IKO's mutating webhook fills in on the member and the template leaves
- * unset; otherwise Karmada would strip them on every sync and the two would fight.
+ * unset; otherwise Karmada would strip them on every sync and the two would fight. Never the fields
+ * that name dependencies (at any depth): the template owns those, and a reference removed from it
+ * must go from the member too, or the member's IrisCluster would keep naming a Secret or ConfigMap
+ * that Karmada has just taken away (seen on the loopback fleet: IRIS could not start there).
  */
 export const RETAIN_LUA = `
+local templateOwned = {
+  configSource = true, licenseKeySecret = true, imagePullSecrets = true,
+  tls = true, volumes = true, loginSecret = true,
+}
+
 local function fillMissing(desired, observed)
   if type(desired) ~= "table" or type(observed) ~= "table" then
     return desired
   end
   for k, v in pairs(observed) do
-    if desired[k] == nil then
+    if templateOwned[k] then
+      -- the template's value, or none
+    elseif desired[k] == nil then
       desired[k] = v
     elseif type(desired[k]) == "table" and type(v) == "table" then
       desired[k] = fillMissing(desired[k], v)

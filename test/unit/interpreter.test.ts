@@ -66,6 +66,22 @@ describe("status aggregation onto the template", () => {
 });
 
 describe("retention", () => {
+    test("references to dependencies are the template's: one removed from it goes from the member too", () => {
+        const desired = iris(undefined, { topology: { data: { image: "iris:1", webgateway: { type: "apache" } } }, licenseKeySecret: { name: "lic" } });
+        const observed = iris(
+            { phase: "Running" },
+            {
+                topology: { data: { image: "iris:1", webgateway: { type: "apache", loginSecret: { name: "wg" } } } },
+                licenseKeySecret: { name: "lic" },
+                imagePullSecrets: [{ name: "icr-pull" }],
+                configSource: { name: "cpf" },
+                tls: { common: { secret: { secretName: "tls" } } },
+                volumes: [{ name: "v", secret: { secretName: "s" } }],
+            },
+        );
+        const out = callLua(RETAIN_LUA, "Retain", desired, observed) as { spec: unknown };
+        expect(out.spec).toEqual({ topology: { data: { image: "iris:1", webgateway: { type: "apache" } } }, licenseKeySecret: { name: "lic" } });
+    });
     test("fields IKO defaults on the member are kept; fields the template sets win", () => {
         const desired = iris(undefined, { topology: { data: { image: "iris:2" } } });
         const observed = iris({ phase: "Running" }, { topology: { data: { image: "iris:1", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } });
