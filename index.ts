@@ -2,9 +2,13 @@
 // that `pulumi up` ends only when the fleet runs: it awaits IKO reporting every federated
 // IrisCluster Running on its members (never in a preview), and fails with the members that do not.
 import * as pulumi from "@pulumi/pulumi";
+import { forceFieldOwnership } from "./components/field-ownership";
 import { kaminoProgram } from "./components/stack";
 
 export = async () => {
+    // Kamino's config is the truth for the objects it declares: after a killed run or a hand edit,
+    // `pulumi up` takes their fields back (components/field-ownership.ts).
+    pulumi.runtime.registerResourceTransform(forceFieldOwnership);
     const { outputs, running } = await kaminoProgram(pulumi.runtime.allConfig());
     const runningOn = await running;
     return {
