@@ -1,0 +1,189 @@
+// npm run recover -- [--stack <stack>] [--destroy]
+//
+// After a `pulumi up` or `pulumi destroy` that was killed (SIGKILL, a laptop that died), or after a
+// member that is gone for good left the config: brings the stack and the fleet back together, with
+// no environment variable, kubectl or state surgery on the user's side.
+//   1. The stack lock: removed when the run that took it is dead (never while it still runs).
+//   2. Helm: a release of this stack left pending by the kill is healed (components/recovery.ts).
+//   3. Pending operations: `pulumi refresh --clear-pending-creates`. Objects the killed run had
+//      created are taken over by the next apply (components/field-ownership.ts).
+//   4. `pulumi up` (or, with --destroy, `pulumi destroy`) to the end. Objects on a cluster that is
+//      unreachable and that the program no longer declares are forgotten, not waited for.
+// Secrets (the kubeconfigs in the state) stay in this process: never on a command line or on disk.
+import { execFileSync, spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { kubeRequest } from "../components/kube-read";
+import {
+    HELM_RELEASE_TYPE,
+    helmHeal,
+    helmRecordOf,
+    lockIsLive,
+    providerKubeconfig,
+    StackLock,
+    StateDeployment,
+    stackReleases,
+    undeletableReleaseNames,
+    urnName,
+} from "../components/recovery";
+
+interface Options {
+    stack?: string;
+    destroy: boolean;
+    cwd: string;
+}
+
+function usage(message: string): never {
+    process.stderr.write(`${message}\nusage: npm run recover -- [--stack <stack>] [--destroy] [--cwd <project dir>]\n`);
+    process.exit(2);
+}
+
+function parseArgs(argv: string[]): Options {
+    const o: Options = { destroy: false, cwd: process.cwd() };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        if (a === "--stack" || a === "-s") o.stack = argv[++i] ?? usage("--stack needs a stack name");
+        else if (a === "--destroy") o.destroy = true;
+        else if (a === "--cwd") o.cwd = argv[++i] ?? usage("--cwd needs a directory");
+        else usage(`unknown argument ${a}`);
+    }
+    return o;
+}
+
+const say = (line: string) => process.stdout.write(`recover: ${line}\n`);
+
+/** The common flags of every pulumi command this script runs. */
+function pulumiArgs(o: Options, args: string[]): string[] {
+    return [...args, ...(o.stack ? ["--stack", o.stack] : []), "--non-interactive"];
+}
+
+/** A pulumi command whose output is data (JSON): captured, never shown. */
+function pulumiJson<T>(o: Options, args: string[]): T {
+    return JSON.parse(execFileSync("pulumi", pulumiArgs(o, args), { cwd: o.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 256 * 1024 * 1024 })) as T;
+}
+
+/** A pulumi command the user should see, streamed as it runs; resolves its exit code and output. */
+function pulumiShown(o: Options, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve, reject) => {
+        const child = spawn("pulumi", pulumiArgs(o, args), { cwd: o.cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+        let output = "";
+        const tee = (d: Buffer) => {
+            output += d.toString();
+            process.stdout.write(d);
+        };
+        child.stdout.on("data", tee);
+        child.stderr.on("data", tee);
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, output }));
+    });
+}
+
+/** Step 1. A DIY backend's lock names its process: removed only if that process is gone. */
+function unlock(o: Options): void {
+    const who = pulumiJson<{ url?: string }>(o, ["whoami", "--json"]);
+    const url = who.url ?? "";
+    if (url.startsWith("file://")) {
+        const root = url.slice("file://".length).replace(/^~(?=$|\/)/, os.homedir());
+        const stackName = o.stack ?? execFileSync("pulumi", pulumiArgs(o, ["stack", "--show-name"]), { cwd: o.cwd, encoding: "utf8" }).trim();
+        for (const file of lockFiles(path.join(root, ".pulumi", "locks"), stackName)) {
+            const lock = JSON.parse(fs.readFileSync(file, "utf8")) as StackLock;
+            if (lockIsLive(lock, { hostname: os.hostname(), pidAlive })) {
+                throw new Error(`a pulumi command (pid ${lock.pid}, started ${lock.timestamp}) still runs on this stack: let it finish or stop it, then run recover again`);
+            }
+            say(`the stack is locked by pid ${lock.pid} on ${lock.hostname}, which is gone: unlocking`);
+        }
+    }
+    // The cloud backend knows its own updates; for a DIY one this removes the dead run's lock files.
+    // Nothing to cancel is not an error here: a lock that remains shows in the next command.
+    try {
+        execFileSync("pulumi", pulumiArgs(o, ["cancel", "--yes"]), { cwd: o.cwd, stdio: ["ignore", "ignore", "ignore"] });
+    } catch {
+        /* not locked */
+    }
+}
+
+function lockFiles(locksDir: string, stackName: string | undefined): string[] {
+    if (!stackName || !fs.existsSync(locksDir)) return [];
+    const out: string[] = [];
+    const walk = (dir: string) => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+            const p = path.join(dir, e.name);
+            if (e.isDirectory()) walk(p);
+            else if (e.name.endsWith(".json") && path.basename(dir) === stackName.split("/").pop()) out.push(p);
+        }
+    };
+    walk(locksDir);
+    return out;
+}
+
+function pidAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (e) {
+        return (e as NodeJS.ErrnoException).code === "EPERM";
+    }
+}
+
+/** Step 2. Helm records of this stack's releases that a killed run left pending. */
+async function healHelm(deployment: StateDeployment): Promise<void> {
+    for (const release of stackReleases(deployment)) {
+        const access = providerKubeconfig(deployment, release.provider);
+        if (!access) continue;
+        const list = `/api/v1/namespaces/${release.namespace}/secrets?labelSelector=${encodeURIComponent(`owner=helm,name=${release.name}`)}`;
+        let items: Array<Parameters<typeof helmRecordOf>[0]>;
+        try {
+            const res = await kubeRequest(access.kubeconfig, "GET", list, undefined, { context: access.context });
+            if (res.status !== 200) continue;
+            items = (JSON.parse(res.body) as { items?: typeof items }).items ?? [];
+        } catch {
+            continue; // Its cluster is unreachable: nothing to heal there now.
+        }
+        const heal = helmHeal(release, items.map(helmRecordOf).filter((r) => r !== undefined));
+        if (heal.reason) say(heal.reason);
+        for (const secret of heal.deleteSecrets) {
+            const res = await kubeRequest(access.kubeconfig, "DELETE", `/api/v1/namespaces/${release.namespace}/secrets/${secret}`, undefined, { context: access.context });
+            if (res.status !== 200 && res.status !== 404) throw new Error(`could not remove Helm record ${release.namespace}/${secret}: HTTP ${res.status}`);
+        }
+    }
+}
+
+async function main(): Promise<void> {
+    const o = parseArgs(process.argv.slice(2));
+    const t0 = Date.now();
+    unlock(o);
+
+    const deployment = pulumiJson<{ deployment?: StateDeployment }>(o, ["stack", "export", "--show-secrets"]).deployment ?? {};
+    await healHelm(deployment);
+
+    const pending = deployment.pending_operations ?? [];
+    if (pending.length > 0) {
+        say(`the killed run left ${pending.length} operation(s) unfinished: ${pending.map((p) => `${p.type} ${urnName(p.resource.urn)}`).join(", ")}`);
+        const refresh = await pulumiShown(o, ["refresh", "--yes", "--skip-preview", "--clear-pending-creates"]);
+        if (refresh.code !== 0) throw new Error("pulumi refresh failed (above); fix what it names and run recover again");
+    }
+
+    // A cluster that left the config and cannot be reached: what Kamino had there is forgotten
+    // rather than waited for. Only deletes are affected (no refresh runs with this), so a member
+    // that is merely down keeps everything it has.
+    const forgetUnreachable = { PULUMI_K8S_DELETE_UNREACHABLE: "true" };
+    const run = o.destroy ? ["destroy", "--yes", "--skip-preview"] : ["up", "--yes", "--skip-preview"];
+    for (let attempt = 1; ; attempt++) {
+        const result = await pulumiShown(o, run, forgetUnreachable);
+        if (result.code === 0) break;
+        // The provider forgets objects on an unreachable cluster, but not a Helm release there.
+        const names = undeletableReleaseNames(result.output);
+        if (names.length === 0 || attempt > 2) throw new Error(`pulumi ${run[0]} failed (above); fix what it names and run recover again`);
+        const state = pulumiJson<{ deployment?: StateDeployment }>(o, ["stack", "export"]).deployment ?? {};
+        const urns = (state.resources ?? []).filter((r) => r.type === HELM_RELEASE_TYPE && names.includes(urnName(r.urn))).map((r) => r.urn);
+        say(`forgetting ${urns.length} Helm release(s) on a cluster that is unreachable and left the config: ${names.join(", ")}`);
+        execFileSync("pulumi", pulumiArgs(o, ["state", "delete", ...urns, "--yes"]), { cwd: o.cwd, stdio: ["ignore", "inherit", "inherit"] });
+    }
+    say(`${o.destroy ? "destroyed" : "converged"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+main().catch((e: unknown) => {
+    process.stderr.write(`recover: ${(e as Error).message ?? String(e)}\n`);
+    process.exit(1);
+});
