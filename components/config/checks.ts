@@ -7,6 +7,7 @@ import { KEY_SCHEMAS, PlacementConfig } from "./schema";
 import type { CheckContext, CheckedConfig, ConfigCheck } from "./context";
 import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } from "./dependencies";
 import { checkFailoverPlacements } from "./failover";
+import { checkManifests } from "./manifests";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
@@ -160,7 +161,7 @@ export function checkIrisClusters(cfg: CheckedConfig): Problem[] {
     return problems;
 }
 
-/** Placements of IrisClusters, Secrets and ConfigMaps name member clusters of this fleet. */
+/** Placements of IrisClusters, Secrets, ConfigMaps and manifests name member clusters of this fleet. */
 export function checkPlacements(cfg: CheckedConfig): Problem[] {
     const names = new Set(cfg.clusters.map((c) => c.name));
     const members = memberNames(cfg);
@@ -177,6 +178,7 @@ export function checkPlacements(cfg: CheckedConfig): Problem[] {
         ...(cfg.irisClusters ?? []).flatMap((ic, i) => check(["irisClusters", i, "placement"], ic.placement)),
         ...(cfg.secrets ?? []).flatMap((s, i) => check(["secrets", i, "placement"], s.placement)),
         ...(cfg.configMaps ?? []).flatMap((c, i) => check(["configMaps", i, "placement"], c.placement)),
+        ...(cfg.manifests ?? []).flatMap((m, i) => check(["manifests", i, "placement"], m.placement)),
     ];
 }
 
@@ -228,6 +230,7 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkConfigMaps,
     checkDependencyReferences,
     checkFollowingSecrets,
+    checkManifests,
     checkUnknownKeys,
 ];
 

@@ -6,6 +6,8 @@ import { FleetConfig } from "./schema";
 export interface ConfigEnvironment {
     /** True when a path (relative to the project directory) exists; used for the IKO chart check. */
     pathExists?: (path: string) => boolean;
+    /** The text of a file (relative to the project directory); `kamino:manifests` are read with it. */
+    readFile?: (path: string) => string;
     /** True when `kamino:<key>` is a Pulumi secret. */
     isSecret?: (key: string) => boolean;
 }

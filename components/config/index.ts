@@ -4,6 +4,7 @@ import { CheckedConfig, ConfigEnvironment, CROSS_CHECKS } from "./checks";
 import { CONFIG_NAMESPACE } from "./defaults";
 import { ConfigError, Problem, problemsOfIssue, renderProblems } from "./problems";
 import { FleetConfig, KEY_SCHEMAS } from "./schema";
+import { readManifests } from "./manifests";
 import { secretKeysOf } from "./secrets";
 import { z } from "zod";
 
@@ -19,6 +20,9 @@ export type {
     IrisClusterConfig,
     KarmadaConfig,
     KindClusterConfig,
+    ManifestConfig,
+    ManifestEntryConfig,
+    ManifestObject,
     OverrideConfig,
     IrisPlacementConfig,
     PlacementConfig,
@@ -55,6 +59,8 @@ export {
     namedBy,
 } from "./dependencies";
 export type { DependencyRef } from "./dependencies";
+export { apiGroup, BUILT_IN_KINDS, checkManifests, guessResource, kindFacts, manifestObjectId, readManifests } from "./manifests";
+export type { KindFacts } from "./manifests";
 
 /**
  * Parses and validates the `kamino:*` stack config.
@@ -83,7 +89,13 @@ export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironm
     if (problems.length > 0) {
         throw new ConfigError(renderProblems(problems, { input, parsed, secretKeys: secretKeysOf(input, env) }));
     }
-    return parsed as unknown as FleetConfig;
+    const cfg = parsed as unknown as FleetConfig;
+    if (cfg.manifests.length > 0) {
+        // The checks read the files already; this keeps what they read, so the Fleet never reads them.
+        if (!env.readFile) throw new Error(`loadFleetConfig needs env.readFile to read ${CONFIG_NAMESPACE}:manifests`);
+        cfg.manifests = readManifests(cfg.manifests, env).manifests;
+    }
+    return cfg;
 }
 
 /** Every `kamino:` key of the stack (prefix dropped), its value parsed from JSON where it is JSON. */

@@ -221,6 +221,18 @@ const configMapSchema = z
     })
     .strict();
 
+/**
+ * A YAML file of Kubernetes objects (a Service, a NetworkPolicy, ...) created in the Karmada API and
+ * propagated by a placement of an IrisCluster's shape (checks and parsing: config/manifests.ts).
+ */
+const manifestSchema = z
+    .object({
+        /** Path of the file, relative to the project directory; it may hold several documents. */
+        path: z.string().min(1, withFix("must be a file path", "give the YAML file's path relative to the project directory")),
+        placement: irisPlacementSchema.default({}),
+    })
+    .strict();
+
 const ikoSchema = z
     .object({
         chartPath: z.string().min(1).default(DEFAULTS.ikoChartPath),
@@ -323,6 +335,7 @@ export const KEY_SCHEMAS = {
     irisClusters: z.array(irisClusterSchema).default([]),
     secrets: z.array(secretSchema).default([]),
     configMaps: z.array(configMapSchema).default([]),
+    manifests: z.array(manifestSchema).default([]),
     testing: testingSchema,
 } as const;
 
@@ -336,6 +349,8 @@ export type OverrideConfig = z.infer<typeof overrideSchema>;
 export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
 export type SecretConfig = z.infer<typeof secretSchema>;
 export type ConfigMapConfig = z.infer<typeof configMapSchema>;
+/** A `kamino:manifests` entry as written; the loader adds the objects its file holds (ManifestConfig). */
+export type ManifestEntryConfig = z.infer<typeof manifestSchema>;
 export type IkoConfig = z.infer<typeof ikoSchema>;
 export type CiliumConfig = z.infer<typeof ciliumSchema>;
 export type KarmadaConfig = z.infer<typeof karmadaSchema>;
@@ -350,5 +365,29 @@ export interface FleetConfig {
     irisClusters: IrisClusterConfig[];
     secrets: SecretConfig[];
     configMaps: ConfigMapConfig[];
+    /** `kamino:manifests`, each with the objects of its file, parsed and defaulted (config/manifests.ts). */
+    manifests: ManifestConfig[];
     testing: { skipAwait: boolean };
+}
+
+/** One object of a manifest file, as Kamino creates it in the Karmada API. */
+export interface ManifestObject {
+    /** Index of its YAML document in the file. */
+    document: number;
+    apiVersion: string;
+    kind: string;
+    /** API group, "" for the core group. */
+    group: string;
+    name: string;
+    /** Its namespace (defaulted to `default`); undefined for a cluster-scoped kind. */
+    namespace?: string;
+    /** The API resource (plural) RBAC and discovery name it by. */
+    resource: string;
+    /** The object as created: the document with `metadata.namespace` defaulted. */
+    body: Record<string, unknown>;
+}
+
+/** A `kamino:manifests` entry with its file's objects. */
+export interface ManifestConfig extends ManifestEntryConfig {
+    objects: ManifestObject[];
 }
