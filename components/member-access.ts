@@ -48,6 +48,27 @@ export const FULL_RULES: PolicyRule[] = [
  */
 export const STATUS_PATHS = ["/readyz", "/healthz", "/livez", "/version", "/api", "/api/*", "/apis", "/apis/*"];
 
+/**
+ * The write rules on the cluster-scoped objects of manifests: get/update/delete by name, and create
+ * of the kind (RBAC cannot limit create by name), as for namespaces.
+ */
+function clusterScopedWriteRules(objects: ManifestTarget[]): PolicyRule[] {
+    const byKind = new Map<string, { kind: PropagatedKind; names: string[] }>();
+    for (const o of objects) {
+        const key = `${o.group}/${o.resource}`;
+        const entry = byKind.get(key) ?? { kind: { group: o.group, resource: o.resource }, names: [] };
+        if (!entry.names.includes(o.name)) entry.names.push(o.name);
+        byKind.set(key, entry);
+    }
+    return [...byKind.keys()].sort().flatMap((key) => {
+        const { kind, names } = byKind.get(key)!;
+        return [
+            { apiGroups: [kind.group], resources: [kind.resource], verbs: ["create"] },
+            { apiGroups: [kind.group], resources: [kind.resource], resourceNames: [...names].sort(), verbs: WRITE_VERBS.filter((v) => v !== "create") },
+        ];
+    });
+}
+
 /** The rules Karmada's identity holds in one namespace Kamino propagates into. */
 export interface NamespaceAccess {
     /** The namespace. */
@@ -94,6 +115,17 @@ export interface PropagationScope {
     secretNamespaces: string[];
     /** Namespaces of the ConfigMaps of `kamino:configMaps`. */
     configMapNamespaces?: string[];
+    /** The objects of `kamino:manifests`: their kind's group and resource, and namespace (none: cluster-scoped). */
+    manifestObjects?: ManifestTarget[];
+}
+
+/** One object of a manifest, as RBAC sees it. */
+export interface ManifestTarget {
+    group: string;
+    resource: string;
+    /** Its namespace; undefined for a cluster-scoped object. */
+    namespace?: string;
+    name: string;
 }
 
 function rule(kinds: PropagatedKind[], verbs: string[]): PolicyRule[] {
@@ -114,8 +146,10 @@ function rule(kinds: PropagatedKind[], verbs: string[]): PolicyRule[] {
  *   pkg/controllers/namespace/namespace_sync_controller.go; RBAC cannot limit create by name);
  * - per namespace Kamino propagates into: get/create/update/delete of the kinds it puts there
  *   (IrisCluster, and the ConfigMaps and Secrets that follow it as dependencies; Secrets of
- *   `kamino:secrets`; ConfigMaps of `kamino:configMaps`), and get/update/delete of the namespace
- *   itself by name;
+ *   `kamino:secrets`; ConfigMaps of `kamino:configMaps`; the kinds of `kamino:manifests` objects in
+ *   it), and get/update/delete of the namespace itself by name;
+ * - for the cluster-scoped objects of `kamino:manifests`: create of their kinds, get/update/delete
+ *   of them by name, and list/watch of their kinds (the informer, as above);
  * - nothing on RBAC, no impersonation, no other namespace.
  */
 export function memberAccessPlan(config: MemberAccessConfig, scope: PropagationScope): MemberAccessPlan {
@@ -131,6 +165,18 @@ export function memberAccessPlan(config: MemberAccessConfig, scope: PropagationS
     for (const ns of scope.irisClusterNamespaces) add(ns, IRIS_CLUSTERS, CONFIG_MAPS, SECRETS);
     for (const ns of scope.secretNamespaces) add(ns, SECRETS);
     for (const ns of scope.configMapNamespaces ?? []) add(ns, CONFIG_MAPS);
+    // One PropagatedKind object per kind, so that `add` (which compares objects) keeps kinds unique.
+    const manifestKinds = new Map<string, PropagatedKind>();
+    const kindOf = (o: ManifestTarget) => {
+        const key = `${o.group}/${o.resource}`;
+        const known = [IRIS_CLUSTERS, CONFIG_MAPS, SECRETS].find((k) => `${k.group}/${k.resource}` === key);
+        if (!manifestKinds.has(key)) manifestKinds.set(key, known ?? { group: o.group, resource: o.resource });
+        return manifestKinds.get(key)!;
+    };
+    const manifestObjects = scope.manifestObjects ?? [];
+    for (const o of manifestObjects) if (o.namespace !== undefined) add(o.namespace, kindOf(o));
+    const clusterScoped = manifestObjects.filter((o) => o.namespace === undefined);
+    clusterScoped.forEach(kindOf);
     const namespaces = [...byNamespace.keys()].sort().map((namespace) => ({
         namespace,
         managed: namespace !== "default",
@@ -143,6 +189,13 @@ export function memberAccessPlan(config: MemberAccessConfig, scope: PropagationS
         // after the last object of its kind is gone, and a watch that turns forbidden logs forever.
         ...rule([IRIS_CLUSTERS, CONFIG_MAPS, SECRETS, { group: "", resource: "namespaces" }], READ_VERBS),
         { apiGroups: [""], resources: ["namespaces"], verbs: ["create"] },
+        // The kinds manifests bring, beyond those above: read cluster-wide (the informer), and
+        // written by name where cluster-scoped. They go when the last manifest of the kind goes.
+        ...rule(
+            [...manifestKinds.values()].filter((k) => ![IRIS_CLUSTERS, CONFIG_MAPS, SECRETS].includes(k)),
+            READ_VERBS,
+        ),
+        ...clusterScopedWriteRules(clusterScoped),
         ...config.extraRules,
     ];
     return { mode: "narrow", clusterRules, namespaces, impersonator: false };
