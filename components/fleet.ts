@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { Cilium } from "./cilium";
-import { ClusterConfig, dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, resolvePlacement } from "./config";
+import { ClusterConfig, dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./config-maps";
 import { CrdMirror, CrdReader } from "./crd-mirror";
 import { IrisCluster } from "./crds";
@@ -16,6 +16,8 @@ import { RunningWaiter } from "./iris-running";
 import { KarmadaControlPlane } from "./karmada";
 import { KarmadaFailover } from "./karmada-failover";
 import { KarmadaMember } from "./karmada-member";
+import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./manifest-cleanup";
+import { FederatedManifests } from "./manifests";
 import { memberAccessPlan } from "./member-access";
 import { defaultSubnets } from "./kind-config";
 import { KindCluster } from "./kind-cluster";
@@ -38,6 +40,8 @@ export interface FleetArgs {
     crdReader?: CrdReader;
     /** How `up` waits for IrisClusters to run on their members; the default polls Karmada. */
     runningWaiter?: RunningWaiter;
+    /** How `up` reaches Karmada's Works to clean up removed manifests (manifest-cleanup.ts); the default asks its API. */
+    karmadaWorks?: (karmadaKubeconfig: string) => KarmadaWorks;
 }
 
 /** One cluster of the fleet, whatever made it. */
@@ -94,6 +98,8 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly secretSync?: SecretSync;
     /** The ConfigMaps from `kamino:configMaps`, when the config has any. */
     public readonly configMaps?: FederatedConfigMaps;
+    /** The objects of `kamino:manifests` files, when the config has any. */
+    public readonly manifests?: FederatedManifests;
     /** The ClusterTaintPolicy that makes failover fire, when some IrisCluster is placed in failover mode. */
     public readonly failover?: KarmadaFailover;
     /** Summaries of all clusters (stack output). */
@@ -132,8 +138,9 @@ export class Fleet extends pulumi.ComponentResource {
         const onKarmada: KarmadaTarget = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined };
 
         // 4. Join every other cluster in Push mode.
+        const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
         for (const cluster of Object.values(this.clusters)) {
-            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, cfg, onKarmada);
+            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, cfg, onKarmada, narrowAfter);
         }
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
@@ -159,6 +166,7 @@ export class Fleet extends pulumi.ComponentResource {
         const namespaces = this.namespaces(cfg, onKarmada);
         this.secretSync = this.syncSecrets(cfg, args.secretValues, onKarmada, namespaces);
         this.configMaps = this.federateConfigMaps(cfg, onKarmada, namespaces);
+        this.manifests = this.federateManifests(cfg, onKarmada, namespaces);
         // Dependencies exist in Karmada before the IrisClusters naming them, so the first schedule sends them along.
         const prerequisites = [
             this.crdMirror,
@@ -240,7 +248,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The Push-mode join of one member, once IKO is on it. */
-    private join(cluster: FleetCluster, cfg: FleetConfig, karmada: KarmadaTarget): KarmadaMember {
+    private join(cluster: FleetCluster, cfg: FleetConfig, karmada: KarmadaTarget, narrowAfter?: pulumi.Output<unknown>): KarmadaMember {
         const c = cluster.config;
         return new KarmadaMember(
             `${c.name}-member`,
@@ -261,10 +269,31 @@ export class Fleet extends pulumi.ComponentResource {
                     irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
                     secretNamespaces: cfg.secrets.map((s) => s.namespace),
                     configMapNamespaces: cfg.configMaps.map((c) => c.namespace),
+                    manifestObjects: cfg.manifests.flatMap((m) => m.objects.map((o) => ({ group: o.group, resource: o.resource, namespace: o.namespace, name: o.name }))),
                 }),
+                narrowAfter,
             },
             { parent: this },
         );
+    }
+
+    /**
+     * On `up` with narrow member access: settles once Karmada has taken the objects of removed
+     * manifest entries off the members, before the member rules narrow (manifest-cleanup.ts). A
+     * Karmada that cannot be reached is a warning: the rules then narrow as before.
+     */
+    private removedManifestsCleanup(cfg: FleetConfig, karmadaWorks = liveKarmadaWorks): pulumi.Output<boolean> | undefined {
+        if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
+        const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
+        return this.karmada.kubeconfig.apply(async (kubeconfig) => {
+            try {
+                const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep);
+                if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, this);
+            } catch (e) {
+                pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, this);
+            }
+            return true;
+        });
     }
 
     /**
@@ -283,9 +312,14 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
     private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
-        const names = [...new Set([...cfg.irisClusters.map((i) => i.namespace), ...cfg.secrets.map((s) => s.namespace), ...cfg.configMaps.map((c) => c.namespace)])].filter(
-            (n) => n !== "default",
-        );
+        const names = [
+            ...new Set([
+                ...cfg.irisClusters.map((i) => i.namespace),
+                ...cfg.secrets.map((s) => s.namespace),
+                ...cfg.configMaps.map((c) => c.namespace),
+                ...cfg.manifests.flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
+            ]),
+        ].filter((n) => n !== "default");
         return names.map(
             (ns) =>
                 new k8s.core.v1.Namespace(
@@ -331,6 +365,27 @@ export class Fleet extends pulumi.ComponentResource {
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             { parent: this, dependsOn: namespaces },
+        );
+    }
+
+    /**
+     * The objects of `kamino:manifests`, when the config has any: after their namespaces and after
+     * Karmada's rights on every member (narrow access widens to their kinds), which they outlive.
+     */
+    private federateManifests(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
+        if (cfg.manifests.length === 0) return undefined;
+        return new FederatedManifests(
+            "manifests",
+            {
+                manifests: cfg.manifests.map((m) => ({
+                    config: m,
+                    targetClusters: m.placement.mode === "failover" ? m.placement.clusterNames! : resolvePlacement(cfg.clusters, m.placement),
+                })),
+                karmadaProvider: karmada.provider,
+                karmadaLifecycle: karmada.lifecycle,
+                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+            },
+            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.access), ...(this.failover ? [this.failover] : [])] },
         );
     }
 

@@ -135,3 +135,25 @@ export async function waitForObject(read: KubeRead, what: string, opts: WaitOpti
         timeoutError: (e) => new Error(`timed out after ${opts.timeoutSeconds}s waiting for ${what} (last result: ${e ? (e as Error).message : "not found"})`),
     });
 }
+
+/** One kind an API group version serves, as discovery lists it (`APIResourceList.resources`). */
+export interface ApiResource {
+    /** The resource (plural), e.g. `services`; subresources are `services/status`. */
+    name: string;
+    kind: string;
+    namespaced: boolean;
+}
+
+/** The discovery path of a group version: `/api/v1` for the core group, `/apis/<group>/<version>` otherwise. */
+export const discoveryPath = (apiVersion: string) => (apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`);
+
+/**
+ * The kinds an API server serves in one group version (discovery), or undefined when it does not
+ * serve the group version at all; other failures throw with the status and the API's message.
+ */
+export async function apiResources(kubeconfigText: string, apiVersion: string): Promise<ApiResource[] | undefined> {
+    const { status, body } = await kubeRequest(kubeconfigText, "GET", discoveryPath(apiVersion));
+    if (status === 404) return undefined;
+    if (status !== 200) throw new Error(`discovery of ${apiVersion}: ${describeError({ code: status, body })}`);
+    return ((JSON.parse(body) as { resources?: ApiResource[] }).resources ?? []).filter((r) => !r.name.includes("/"));
+}

@@ -5,8 +5,9 @@ import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig } from "./config";
 import { CrdReader } from "./crd-mirror";
 import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./failover-readiness";
-import { Fleet } from "./fleet";
+import { Fleet, FleetArgs } from "./fleet";
 import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
+import { DiscoveryLookup, liveDiscovery, ManifestKindError, manifestKindProblems, needsManifestKindCheck } from "./manifest-kinds";
 import { assertPreflight, PreflightEnvironment, PreflightError, systemPreflightEnvironment } from "./preflight";
 
 /** How the stack reaches the outside world; every field has a real default. */
@@ -19,6 +20,10 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     preflight?: Partial<PreflightEnvironment>;
     /** How an existing Karmada is asked whether it can fail over; the default asks the live API servers. */
     karmadaProbe?: (cfg: FleetConfig) => KarmadaProbe;
+    /** How `up` reaches Karmada's Works to clean up removed manifests; the default asks its API. */
+    karmadaWorks?: FleetArgs["karmadaWorks"];
+    /** How an existing Karmada is asked which kinds it serves (for `kamino:manifests`); the default asks its API. */
+    karmadaDiscovery?: (cfg: FleetConfig) => DiscoveryLookup;
 }
 
 /**
@@ -35,9 +40,14 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
             if (problems.length > 0) throw new FailoverReadinessError(problems);
             for (const n of notes) pulumi.log.warn(n);
         }
+        if (!pulumi.runtime.isDryRun() && needsManifestKindCheck(config)) {
+            const discover = (opts.karmadaDiscovery ?? ((c: FleetConfig) => liveDiscovery(fs.readFileSync(c.karmada.existingKubeconfigPath!, "utf8"))))(config);
+            const problems = await manifestKindProblems(config.manifests, discover);
+            if (problems.length > 0) throw new ManifestKindError(problems);
+        }
         return buildStack(config, opts);
     } catch (e) {
-        if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError) throw new pulumi.RunError(e.message);
+        if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError || e instanceof ManifestKindError) throw new pulumi.RunError(e.message);
         throw e;
     }
 }
@@ -60,6 +70,7 @@ export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOption
 function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): FleetConfig {
     const config = loadFleetConfig(raw, {
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
+        readFile: opts.readFile ?? ((p) => fs.readFileSync(p, "utf8")),
         isSecret: opts.isSecret ?? isSecretConfigKey,
     });
     // Before the Fleet, like config errors: a machine that cannot run the stack gets every fix at
@@ -74,6 +85,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
         secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
         crdReader: opts.crdReader,
         runningWaiter: opts.runningWaiter,
+        karmadaWorks: opts.karmadaWorks,
     });
     const outputs = {
         clusters: fleet.clusterSummaries,
@@ -84,6 +96,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
         irisClusters: Object.fromEntries(Object.entries(fleet.irisClusters).map(([id, f]) => [id, f.targetClusters])),
         syncedSecrets: fleet.secretSync?.targets ?? {},
         configMaps: fleet.configMaps?.targets ?? {},
+        manifests: fleet.manifests?.targets ?? {},
         commands: checkCommands(config),
     };
     return { config, fleet, outputs, running: fleet.running };
