@@ -41,6 +41,12 @@ export interface KarmadaMemberArgs {
      * `karmadactl join` grants. The fleet passes the narrow plan of `kamino:karmada.memberAccess`.
      */
     access?: MemberAccessPlan;
+    /**
+     * Settles once Karmada has taken objects that leave the config off the members
+     * (manifest-cleanup.ts); the access rules are written only then, so that a narrowing never
+     * comes before Karmada's last delete with the wider rights.
+     */
+    narrowAfter?: pulumi.Input<unknown>;
 }
 
 /** The names `karmadactl join` uses (pkg/util/names). */
@@ -81,6 +87,8 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const labels = KARMADA_SYSTEM_LABELS;
 
         const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
+        const narrowAfter = args.narrowAfter;
+        const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
 
         // In the member: an identity for Karmada's controllers, its rights and its token.
         const ns = new k8s.core.v1.Namespace(`${name}-member-ns`, { metadata: { name: KARMADA_CLUSTER_NAMESPACE, labels } }, onMember);
@@ -89,7 +97,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const impersonatorSa = access.impersonator
             ? new k8s.core.v1.ServiceAccount(`${name}-impersonator-sa`, { metadata: { name: n.impersonator, namespace, labels } }, onMember)
             : undefined;
-        const role = new k8s.rbac.v1.ClusterRole(`${name}-role`, { metadata: { name: n.clusterRole, labels }, rules: access.clusterRules }, onMember);
+        const role = new k8s.rbac.v1.ClusterRole(`${name}-role`, { metadata: { name: n.clusterRole, labels }, rules: afterCleanup(access.clusterRules) }, onMember);
         const binding = new k8s.rbac.v1.ClusterRoleBinding(
             `${name}-binding`,
             {
@@ -127,7 +135,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             const memberNs = a.managed ? new k8s.core.v1.Namespace(`${id}-ns`, { metadata: { name: a.namespace } }, onMember) : undefined;
             const inNs: pulumi.CustomResourceOptions = memberNs ? { ...onMember, deletedWith: memberNs } : onMember;
             const target = memberNs ? memberNs.metadata.name : pulumi.output(a.namespace);
-            const nsRole = new k8s.rbac.v1.Role(`${id}-role`, { metadata: { name: roleName, namespace: target, labels }, rules: a.rules }, inNs);
+            const nsRole = new k8s.rbac.v1.Role(`${id}-role`, { metadata: { name: roleName, namespace: target, labels }, rules: afterCleanup(a.rules) }, inNs);
             const nsBinding = new k8s.rbac.v1.RoleBinding(
                 `${id}-binding`,
                 {

@@ -1,0 +1,80 @@
+// Removing a `kamino:manifests` entry with narrow member access: Karmada must delete the member
+// copies while it still has the rights to, but Pulumi deletes a removed resource only at the end of
+// `up`, after it has updated (narrowed) the member Roles. So on `up`, before the narrowed rules are
+// written (KarmadaMember's narrowAfter), Kamino deletes the templates of objects it made from
+// manifests that are no longer in config and waits until Karmada has removed them from every member
+// (their Works are gone). Pulumi's own delete then finds them gone, which it takes as done.
+import { apiGroup, manifestObjectId } from "./config";
+import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "./kube-read";
+import { KAMINO_MANIFEST_LABEL } from "./manifests";
+import { poll } from "./poll";
+
+/** An object a Work in Karmada holds for a member. */
+export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
+
+/** What the clean-up asks the Karmada API; injected so that tests can answer. */
+export interface KarmadaWorks {
+    /** The objects every Work in Karmada holds (one Work per object and member). */
+    workObjects(): Promise<WorkObject[]>;
+    /** Deletes a template from the Karmada API; one already gone is no error. */
+    deleteTemplate(o: WorkObject): Promise<void>;
+}
+
+/** How long the clean-up waits for Karmada to take removed objects off the members. */
+export interface CleanupOptions {
+    timeoutSeconds?: number;
+    intervalSeconds?: number;
+    now?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+}
+
+const idOf = (o: WorkObject) => manifestObjectId({ kind: o.kind, group: apiGroup(o.apiVersion), namespace: o.metadata.namespace, name: o.metadata.name });
+const [[LABEL, LABEL_VALUE]] = Object.entries(KAMINO_MANIFEST_LABEL);
+const fromManifest = (o: WorkObject) => o.metadata.labels?.[LABEL] === LABEL_VALUE;
+
+/**
+ * Deletes from Karmada every object Kamino made from a manifest (by its label) that some member
+ * still holds and `keep` (the `manifestObjectId`s in config) no longer lists, then waits until no
+ * Work holds any of them. Resolves the ids removed; rejects when Karmada has not removed them in time.
+ */
+export async function removeDroppedManifestObjects(karmada: KarmadaWorks, keep: Set<string>, opts: CleanupOptions = {}): Promise<string[]> {
+    const dropped = new Map<string, WorkObject>();
+    for (const o of await karmada.workObjects()) if (fromManifest(o) && !keep.has(idOf(o))) dropped.set(idOf(o), o);
+    if (dropped.size === 0) return [];
+    for (const o of dropped.values()) await karmada.deleteTemplate(o);
+    const timeoutSeconds = opts.timeoutSeconds ?? 120;
+    await poll(
+        async () => {
+            const left = (await karmada.workObjects()).filter((o) => dropped.has(idOf(o)));
+            return left.length === 0 ? true : undefined;
+        },
+        {
+            timeoutSeconds,
+            intervalSeconds: opts.intervalSeconds ?? 1,
+            now: opts.now,
+            sleep: opts.sleep,
+            timeoutError: () =>
+                new Error(`Karmada has not removed ${[...dropped.keys()].join(", ")} from its members within ${timeoutSeconds}s; see its ResourceBindings and Works (kubectl get works -A)`),
+        },
+    );
+    return [...dropped.keys()];
+}
+
+/** The live Karmada API, through its kubeconfig. */
+export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
+    return {
+        workObjects: async () => {
+            const res = await kubeRequest(kubeconfig, "GET", "/apis/work.karmada.io/v1alpha1/works");
+            if (res.status !== 200) throw new Error(`listing Karmada's Works: ${describeError({ code: res.status, body: res.body })}`);
+            const items = (JSON.parse(res.body) as { items?: Array<{ spec?: { workload?: { manifests?: WorkObject[] } } }> }).items ?? [];
+            return items.flatMap((w) => w.spec?.workload?.manifests ?? []).filter((o) => o?.metadata?.name !== undefined);
+        },
+        deleteTemplate: async (o) => {
+            const resource = (await apiResources(kubeconfig, o.apiVersion))?.find((r) => r.kind === o.kind)?.name;
+            if (!resource) return; // Karmada no longer serves the kind: there is no template to delete.
+            const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : "";
+            const res = await kubeRequest(kubeconfig, "DELETE", `${discoveryPath(o.apiVersion)}${ns}/${resource}/${o.metadata.name}`);
+            if (res.status >= 300 && res.status !== 404) throw new Error(`deleting ${idOf(o)} from Karmada: ${describeError({ code: res.status, body: res.body })}`);
+        },
+    };
+}
