@@ -4,6 +4,8 @@
 // on that member only, with its content, before the harness reports the IrisCluster Running there;
 // a removed reference takes its Secret off the member; an edited CPF file updates the member's
 // ConfigMap in place. A watcher polls both members every 250 ms and records what it saw when.
+// A manifest file (a Service and a NetworkPolicy, kamino:manifests) placed on the same member
+// reaches it only; removing the entry removes both from Karmada and from the member.
 // Karmada does not order an IrisCluster and its dependencies: the dependencies' bindings are made
 // only once the IrisCluster's is scheduled, so they reach the member seconds after it. The harness
 // therefore plays IKO as IRIS's pods behave: Running only once what they mount and pull with is there
@@ -35,6 +37,30 @@ const WATCHED: Record<string, string> = {
     tls: resourcePath("v1", "secrets", { namespace: NS, name: "iris-tls" }),
 };
 const DEPENDENCIES = ["cpf", "license", "pull", "tls"];
+/** The objects of the manifest file, on a member or in Karmada. */
+const MANIFEST_OBJECTS: Record<string, string> = {
+    service: resourcePath("v1", "services", { namespace: NS, name: "iris-web" }),
+    netpol: resourcePath("networking.k8s.io/v1", "networkpolicies", { namespace: NS, name: "iris-web-only" }),
+};
+const MANIFEST_YAML = `apiVersion: v1
+kind: Service
+metadata:
+  name: iris-web
+  namespace: ${NS}
+spec:
+  selector: { app: iris }
+  ports: [{ name: web, port: 52773, targetPort: 52773 }]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: iris-web-only
+  namespace: ${NS}
+spec:
+  podSelector: { matchLabels: { app: iris } }
+  policyTypes: [Ingress]
+  ingress: [{ ports: [{ port: 52773 }] }]
+`;
 
 let fleet: LoopbackFleet;
 let sandbox: EngineSandbox;
@@ -42,6 +68,7 @@ let iko: IkoPlayer;
 let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
 let dir: string;
 let cpfFile: string;
+let manifestFile: string;
 const report: Record<string, string> = {};
 const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
 const note = (line: string) => process.stderr.write(`[dependencies ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -74,7 +101,7 @@ class Watcher {
     }
 }
 
-function stackConfig(opts: { pullNamed: boolean }): Record<string, unknown> {
+function stackConfig(opts: { pullNamed: boolean; manifest?: boolean }): Record<string, unknown> {
     return {
         "kamino:clusters": [
             { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: fleet.hostKubeconfig },
@@ -103,6 +130,7 @@ function stackConfig(opts: { pullNamed: boolean }): Record<string, unknown> {
             { name: "icr-pull", namespace: NS, type: "dockerconfigjson", fromConfig: "icr", ...(opts.pullNamed ? {} : { placement: { clusterNames: [OTHER] } }) },
             { name: "iris-tls", namespace: NS, type: "tls", fromConfig: "irisTls" },
         ],
+        "kamino:manifests": opts.manifest === false ? [] : [{ path: manifestFile, placement: { clusterNames: [TARGET] } }],
     };
 }
 
@@ -125,6 +153,8 @@ beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-deps-"));
     cpfFile = path.join(dir, "merge.cpf");
     fs.writeFileSync(cpfFile, CPF_1);
+    manifestFile = path.join(dir, "iris-web.yaml");
+    fs.writeFileSync(manifestFile, MANIFEST_YAML);
     await timed("fleet start", async () => {
         fleet = new LoopbackFleet({ hostName: "ikofett", members: MEMBERS });
         await fleet.start();
@@ -212,4 +242,30 @@ test("an edited CPF file updates the member's ConfigMap in place", async () => {
     const after = await member(TARGET).get<Obj>(WATCHED.cpf);
     expect(after?.metadata?.uid).toBe(before?.metadata?.uid);
     expect(Boolean(await member(OTHER).get(WATCHED.cpf))).toBe(false);
+});
+
+test("a manifest's Service and NetworkPolicy reach its placement's member only; removing the entry removes them from Karmada and the member", async () => {
+    // Placed by the first up.
+    for (const [what, p] of Object.entries(MANIFEST_OBJECTS)) {
+        await waitFor(`${what} on ${TARGET}`, async () => ((await member(TARGET).get(p)) ? true : undefined), WAIT);
+        expect([what, Boolean(await member(OTHER).get(p))]).toEqual([what, false]);
+        expect([what, Boolean(await fleet.karmada.client.get(p))]).toEqual([what, true]);
+    }
+    expect((await stack.outputs()).manifests.value).toEqual({
+        [`Service ${NS}/iris-web`]: [TARGET],
+        [`NetworkPolicy.networking.k8s.io ${NS}/iris-web-only`]: [TARGET],
+    });
+
+    await setConfig({ "kamino:manifests": stackConfig({ pullNamed: false, manifest: false })["kamino:manifests"] });
+    const up = await timed("up: manifest entry removed", () => stack.up());
+    expect(up.summary.result).toBe("succeeded");
+    for (const [what, p] of Object.entries(MANIFEST_OBJECTS)) {
+        expect([what, Boolean(await fleet.karmada.client.get(p))]).toEqual([what, false]);
+        await timed(`${what} leaves ${TARGET}`, () => waitFor(`${what} gone from ${TARGET}`, async () => ((await member(TARGET).get(p)) ? undefined : true), WAIT));
+    }
+    // Narrow access narrowed again: Karmada's Role in the namespace no longer names the kinds.
+    const role = await member(TARGET).get<KubeObject & { rules?: Array<{ resources?: string[] }> }>(
+        resourcePath("rbac.authorization.k8s.io/v1", "roles", { namespace: NS, name: `karmada-controller-manager:karmada-${TARGET}:${NS}` }),
+    );
+    expect(role?.rules?.flatMap((r) => r.resources ?? []).sort()).toEqual(["configmaps", "irisclusters", "secrets"]);
 });
