@@ -2,13 +2,9 @@
 // that `pulumi up` ends only when the fleet runs: it awaits IKO reporting every federated
 // IrisCluster Running on its members (never in a preview), and fails with the members that do not.
 import * as pulumi from "@pulumi/pulumi";
-import { forceFieldOwnership } from "./components/field-ownership";
 import { kaminoProgram } from "./components/stack";
 
 export = async () => {
-    // Kamino's config is the truth for the objects it declares: after a killed run or a hand edit,
-    // `pulumi up` takes their fields back (components/field-ownership.ts).
-    pulumi.runtime.registerResourceTransform(forceFieldOwnership);
     const { outputs, running } = await kaminoProgram(pulumi.runtime.allConfig());
     const runningOn = await running;
     return {
@@ -31,8 +27,6 @@ export = async () => {
         ...(pulumi.runtime.isDryRun() ? {} : { runningOn }),
         /** For each synced Secret (`namespace/name`), the members it reaches. */
         syncedSecrets: outputs.syncedSecrets,
-        /** For each object of `kamino:manifests` (`Kind[.group] namespace/name`), the members it goes to. */
-        manifests: outputs.manifests,
         /** Ready-to-paste commands that show the result. */
         commands: outputs.commands,
     };

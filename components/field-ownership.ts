@@ -27,8 +27,9 @@ export function withPatchForce(metadata: unknown): unknown {
 }
 
 /**
- * A stack transform: every Kubernetes object Kamino declares carries the patch-force annotation.
- * Registered by the program (`kaminoProgram`), so it also reaches objects added later.
+ * A transform on the Fleet, so on every resource under it: each Kubernetes object Kamino declares
+ * carries the patch-force annotation. (Not a stack transform: with one registered, SDK 3.276 turns
+ * a failed `up` into an extra "unhandled exception" trace.)
  */
 export const forceFieldOwnership: pulumi.ResourceTransform = (args) => {
     if (!isAppliedKubernetesObject(args.type, args.custom)) return undefined;

@@ -5,6 +5,7 @@ import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig } from "./config";
 import { CrdReader } from "./crd-mirror";
 import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./failover-readiness";
+import { forceFieldOwnership } from "./field-ownership";
 import { Fleet, FleetArgs } from "./fleet";
 import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
 import { DiscoveryLookup, liveDiscovery, ManifestKindError, manifestKindProblems, needsManifestKindCheck } from "./manifest-kinds";
@@ -80,13 +81,19 @@ function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): F
 }
 
 function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
-    const fleet = new Fleet("kamino", {
-        config,
-        secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
-        crdReader: opts.crdReader,
-        runningWaiter: opts.runningWaiter,
-        karmadaWorks: opts.karmadaWorks,
-    });
+    const fleet = new Fleet(
+        "kamino",
+        {
+            config,
+            secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
+            crdReader: opts.crdReader,
+            runningWaiter: opts.runningWaiter,
+            karmadaWorks: opts.karmadaWorks,
+        },
+        // Kamino's config is the truth for the objects it declares: after a killed run or a hand
+        // edit, `pulumi up` takes their fields back (components/field-ownership.ts).
+        { transforms: [forceFieldOwnership] },
+    );
     const outputs = {
         clusters: fleet.clusterSummaries,
         kubeconfigs: fleet.kubeconfigs,

@@ -150,6 +150,14 @@ describe("the dev fleet with its clusters declared `existing`, fresh state", () 
         expect(k8s.filter((s) => !s.provider || /::default/.test(s.provider))).toEqual([]);
     });
 
+    test("every Kubernetes object carries patch-force, so a later up takes its fields back; Helm releases are not objects", () => {
+        const objects = steps.filter((s) => s.type.startsWith("kubernetes:") && s.type !== "kubernetes:helm.sh/v3:Release");
+        expect(objects.length).toBeGreaterThan(10);
+        const annotation = (s: (typeof steps)[number]) => (s.inputs?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.["pulumi.com/patchForce"];
+        expect(objects.filter((s) => annotation(s) !== "true").map((s) => s.urn)).toEqual([]);
+        expect(steps.filter((s) => s.type === "kubernetes:helm.sh/v3:Release").every((s) => s.inputs?.metadata === undefined)).toBe(true);
+    });
+
     test("no errors; the only warnings are about plugins found on PATH", () => {
         expect(diagnostics.filter((d) => !/^warning: using pulumi-[a-z-]+ from \$PATH/.test(d))).toEqual([]);
     });

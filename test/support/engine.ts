@@ -102,6 +102,8 @@ export interface PlannedStep {
     type: string;
     parentType?: string;
     provider?: string;
+    /** The inputs the step would apply (absent for a delete). */
+    inputs?: Record<string, unknown>;
 }
 
 /** Collects the steps of a preview or update. */
@@ -115,7 +117,7 @@ export function stepRecorder(): { steps: PlannedStep[]; diagnostics: string[]; o
             const m = e.resourcePreEvent?.metadata;
             if (m) {
                 const parent = m.new?.parent ?? m.old?.parent;
-                steps.push({ op: m.op, urn: m.urn, type: m.type, parentType: parent ? parent.split("::")[2]?.split("$").pop() : undefined, provider: m.provider });
+                steps.push({ op: m.op, urn: m.urn, type: m.type, parentType: parent ? parent.split("::")[2]?.split("$").pop() : undefined, provider: m.provider, inputs: m.new?.inputs });
             }
             const d = e.diagnosticEvent;
             if (d && (d.severity === "warning" || d.severity === "error")) diagnostics.push(`${d.severity}: ${d.message.trim()}`);
