@@ -173,3 +173,30 @@ export function undeletableReleaseNames(output: string): string[] {
 
 /** The URN's last part: the resource's name. */
 export const urnName = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
+
+/** A file of a file backend's `.pulumi` folder, as read from disk. */
+export interface BackendFile {
+    path: string;
+    content: string;
+}
+
+/**
+ * The sidecars a kill left torn in a file backend. gocloud (Pulumi's blob library) writes a blob
+ * atomically (a temp file, then a rename) but its `<blob>.attrs` sidecar (content type and MD5) in
+ * place: created empty, then written. A run killed in between leaves it empty or cut short, and every
+ * later command on the stack fails with "failed to load checkpoint: EOF" although the checkpoint is
+ * whole. A blob without a sidecar reads as plain bytes, so a torn one can go.
+ */
+export function tornSidecars(files: BackendFile[]): string[] {
+    return files
+        .filter((f) => f.path.endsWith(".attrs"))
+        .filter((f) => {
+            try {
+                const v = JSON.parse(f.content) as unknown;
+                return v === null || typeof v !== "object" || Array.isArray(v);
+            } catch {
+                return true;
+            }
+        })
+        .map((f) => f.path);
+}

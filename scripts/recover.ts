@@ -3,6 +3,7 @@
 // After a `pulumi up` or `pulumi destroy` that was killed (SIGKILL, a laptop that died), or after a
 // member that is gone for good left the config: brings the stack and the fleet back together, with
 // no environment variable, kubectl or state surgery on the user's side.
+//   0. A file backend's sidecar files that the kill left torn are removed (components/recovery.ts).
 //   1. The stack lock: removed when the run that took it is dead (never while it still runs).
 //   2. Helm: a release of this stack left pending by the kill is healed (components/recovery.ts).
 //   3. Pending operations: `pulumi refresh --clear-pending-creates`. Objects the killed run had
@@ -21,6 +22,7 @@ import {
     helmRecordOf,
     lockIsLive,
     providerKubeconfig,
+    tornSidecars,
     StackLock,
     StateDeployment,
     stackReleases,
@@ -79,12 +81,35 @@ function pulumiShown(o: Options, args: string[], env: Record<string, string> = {
     });
 }
 
+/** The folder of a file backend (`file://...`), or undefined for any other backend. */
+function fileBackendRoot(o: Options): string | undefined {
+    const who = JSON.parse(execFileSync("pulumi", ["whoami", "--json", "--non-interactive"], { cwd: o.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })) as { url?: string };
+    const url = (who.url ?? "").replace(/\?.*$/, "");
+    return url.startsWith("file://") ? url.slice("file://".length).replace(/^~(?=$|\/)/, os.homedir()) : undefined;
+}
+
+/** Step 0. Sidecars torn by the kill: without this, every command says "failed to load checkpoint: EOF". */
+function repairSidecars(root: string | undefined): void {
+    const dir = root && path.join(root, ".pulumi");
+    if (!dir || !fs.existsSync(dir)) return;
+    const sidecars: Array<{ path: string; content: string }> = [];
+    const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+            const p = path.join(d, e.name);
+            if (e.isDirectory()) walk(p);
+            else if (e.name.endsWith(".attrs")) sidecars.push({ path: p, content: fs.readFileSync(p, "utf8") });
+        }
+    };
+    walk(dir);
+    for (const file of tornSidecars(sidecars)) {
+        say(`the kill left ${path.relative(root, file)} torn: removed (the file it describes is whole)`);
+        fs.rmSync(file, { force: true });
+    }
+}
+
 /** Step 1. A DIY backend's lock names its process: removed only if that process is gone. */
-function unlock(o: Options): void {
-    const who = pulumiJson<{ url?: string }>(o, ["whoami", "--json"]);
-    const url = who.url ?? "";
-    if (url.startsWith("file://")) {
-        const root = url.slice("file://".length).replace(/^~(?=$|\/)/, os.homedir());
+function unlock(o: Options, root: string | undefined): void {
+    if (root) {
         const stackName = o.stack ?? execFileSync("pulumi", pulumiArgs(o, ["stack", "--show-name"]), { cwd: o.cwd, encoding: "utf8" }).trim();
         for (const file of lockFiles(path.join(root, ".pulumi", "locks"), stackName)) {
             const lock = JSON.parse(fs.readFileSync(file, "utf8")) as StackLock;
@@ -152,7 +177,9 @@ async function healHelm(deployment: StateDeployment): Promise<void> {
 async function main(): Promise<void> {
     const o = parseArgs(process.argv.slice(2));
     const t0 = Date.now();
-    unlock(o);
+    const root = fileBackendRoot(o);
+    repairSidecars(root);
+    unlock(o, root);
 
     const deployment = pulumiJson<{ deployment?: StateDeployment }>(o, ["stack", "export", "--show-secrets"]).deployment ?? {};
     await healHelm(deployment);

@@ -9,6 +9,7 @@ import {
     StackRelease,
     stackReleases,
     StateDeployment,
+    tornSidecars,
     undeletableReleaseNames,
 } from "../../components/recovery";
 
@@ -90,5 +91,19 @@ describe("recovery after a killed run", () => {
         ].join("\n");
         expect(undeletableReleaseNames(output)).toEqual(["ikoclone2-iko-iko"]);
         expect(undeletableReleaseNames("kubernetes:helm.sh/v3:Release (a):\n    error: can't create Helm Release with unreachable cluster")).toEqual([]);
+    });
+
+    test("a sidecar a kill left empty or cut short is torn; whole ones and the blobs themselves are not", () => {
+        const stack = ".pulumi/stacks/kamino/dev.json";
+        const files = [
+            { path: stack, content: "{}" },
+            { path: `${stack}.attrs`, content: "" },
+            { path: `${stack}.bak.attrs`, content: '{"user.cache_control":"","user.content_type":"appl' },
+            { path: ".pulumi/meta.yaml.attrs", content: '{"user.content_type":"application/octet-stream","md5":"1B2M2Y8AsgTpgAmY7PhCfg=="}\n' },
+            { path: ".pulumi/locks/organization/kamino/dev/x.json.attrs", content: "null" },
+            // A blob is not a sidecar, whatever it holds.
+            { path: ".pulumi/history/kamino/dev/dev-1.history.json", content: "" },
+        ];
+        expect(tornSidecars(files)).toEqual([`${stack}.attrs`, `${stack}.bak.attrs`, ".pulumi/locks/organization/kamino/dev/x.json.attrs"]);
     });
 });

@@ -38,7 +38,8 @@ beforeAll(async () => {
             objects.push({ stack: name, name: r.name, kind, object: plain({ apiVersion, kind, metadata: r.inputs.metadata, spec: r.inputs.spec }) as Record<string, unknown> });
         }
     }
-});
+    // Several whole stacks under mocks: over 5 s on a busy two-core machine.
+}, 60_000);
 
 function isKarmadaObject(r: Registered): boolean {
     return !r.id && KARMADA_GROUPS.some((g) => r.type.startsWith(`kubernetes:${g}:`));
