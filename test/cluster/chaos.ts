@@ -1,0 +1,188 @@
+// Kill moments and their recovery, shared by the faults suite (a few moments on every CI run) and
+// the full sweep (`npm run chaos`, test/chaos/sweep.ts): a seeded choice of when to kill a run,
+// which phase of the run that moment fell in, `npm run recover` as a user runs it, and the check
+// that nothing of Kamino's is left on an API server after a destroy.
+import { spawn } from "child_process";
+import * as path from "path";
+import { PATCH_FORCE_ANNOTATION } from "../../components/field-ownership";
+import { PulumiProcess, PulumiSandbox } from "../support/pulumi-cli";
+import { KubeClient, KubeObject, REPO_ROOT, resourcePath } from "./harness";
+
+/** A small seeded PRNG (mulberry32): the same seed replays the same moments. */
+export function seededRandom(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+/** The phases of an `up` (and, in reverse, of a `destroy`) that a kill must cover. */
+export const PHASES = ["add-ons", "helm-installs", "joins", "crd-copy", "policies", "running-wait"] as const;
+export type Phase = (typeof PHASES)[number] | "start" | "other";
+
+/**
+ * The phase a resource's step belongs to, from its type and name as the CLI prints them. Components
+ * and providers are "other": they are under way for most of a run, so they name no phase.
+ */
+export function phaseOfResource(type: string, name: string): Phase {
+    if (type.startsWith("kamino:") || type.startsWith("pulumi:")) return "other";
+    if (type === "kubernetes:helm.sh/v3:Release") return "helm-installs";
+    if (type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition") return "crd-copy";
+    if (type.startsWith("kubernetes:cluster.karmada.io/") || /-member-/.test(name)) return "joins";
+    if (/^kubernetes:(policy|config)\.karmada\.io\//.test(type) || type.startsWith("kubernetes:intersystems.com/") || /^(secrets|configmaps|iris)-/.test(name)) return "policies";
+    if (type.startsWith("kubernetes:") || type.startsWith("command:")) return "add-ons";
+    return "other";
+}
+
+const STEP = /^\s*[-+~]+\s+(\S+)\s+(\S+)\s+(creating|created|updating|updated|deleting|deleted)\b/;
+
+/**
+ * The phase a run was in when its output stopped: the steps under way (started, not finished)
+ * name it; with none under way, an `up` whose IrisCluster templates are all created is in its
+ * running-wait, and one with no step yet is starting.
+ */
+export function phaseAt(output: string): Phase {
+    return runState(output).phase;
+}
+
+/** The steps under way at the end of `output` ("<type> <name>"), and the phase they name. */
+export function runState(output: string): { phase: Phase; underWay: string[] } {
+    const underWay = new Map<string, Phase>();
+    let last: Phase = "start";
+    let templates = 0;
+    for (const line of output.split("\n")) {
+        const m = STEP.exec(line);
+        if (!m) continue;
+        const [, type, name, what] = m;
+        const key = `${type} ${name}`;
+        const phase = phaseOfResource(type, name);
+        if (phase === "other") continue;
+        if (what === "creating" || what === "updating" || what === "deleting") underWay.set(key, phase);
+        else underWay.delete(key);
+        last = phase;
+        if (what === "created" && type.startsWith("kubernetes:intersystems.com/")) templates++;
+    }
+    const steps = [...underWay.keys()];
+    if (underWay.size > 0) return { phase: [...underWay.values()].pop()!, underWay: steps };
+    return { phase: templates > 0 ? "running-wait" : last, underWay: steps };
+}
+
+/** One kill: aimed at a phase, `delayMs` after the run is first seen in it. */
+export interface KillMoment {
+    phase: Phase;
+    delayMs: number;
+}
+
+/** What happened: when the kill landed (ms after the run started), in which phase, or that the run ended first. */
+export interface KillResult {
+    killed: boolean;
+    atMs: number;
+    phaseSeen: Phase;
+    /** The steps under way when the kill landed. */
+    underWay: string[];
+}
+
+/**
+ * `count` kill moments, drawn with `random`: the phases in turn (so that every phase is covered
+ * before any repeats), each with a random delay of up to `maxDelayMs` into the phase.
+ */
+export function drawMoments(phases: readonly Phase[], count: number, random: () => number, maxDelayMs = 1500): KillMoment[] {
+    const order = [...phases].sort(() => random() - 0.5);
+    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * maxDelayMs) }));
+}
+
+/**
+ * Kills `run` (SIGKILL to the CLI and every process it started, as a machine losing power) at the
+ * moment: once its output shows the phase under way, after the delay. A run that ends first is not killed.
+ */
+export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = false): Promise<KillResult> {
+    const t0 = Date.now();
+    let ended = false;
+    void run.exited.then(() => (ended = true));
+    const inPhase = (out: string) => {
+        const p = phaseAt(out);
+        // A destroy has no running-wait; an up's templates are created before it starts waiting.
+        return p === moment.phase || (destroy && moment.phase === "running-wait" && p === "policies");
+    };
+    while (!ended && !inPhase(run.output())) await sleep(20);
+    if (!ended) await sleep(moment.delayMs);
+    const { phase: phaseSeen, underWay } = runState(run.output());
+    const killed = !ended && run.killTree("SIGKILL").length > 0;
+    const atMs = Date.now() - t0;
+    await run.exited;
+    return { killed, atMs, phaseSeen, underWay };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `npm run recover -- --stack <stack> [--destroy]` in the sandbox's project, as a user runs it. */
+export function recover(sandbox: PulumiSandbox, stack: string, opts: { destroy?: boolean } = {}): Promise<{ code: number | null; output: string; seconds: number }> {
+    const t0 = Date.now();
+    return new Promise((resolve, reject) => {
+        const child = spawn(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(REPO_ROOT, "scripts/recover.ts"), "--stack", stack, "--cwd", sandbox.project, ...(opts.destroy ? ["--destroy"] : [])],
+            { cwd: REPO_ROOT, env: { ...process.env, ...sandbox.env }, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let output = "";
+        child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, output, seconds: (Date.now() - t0) / 1000 }));
+    });
+}
+
+/** The kinds a Kamino stack creates on a member, the host or Karmada (served or not). */
+const SCANNED: Array<[string, string, boolean]> = [
+    ["v1", "namespaces", false],
+    ["v1", "secrets", true],
+    ["v1", "configmaps", true],
+    ["v1", "serviceaccounts", true],
+    ["v1", "services", true],
+    ["rbac.authorization.k8s.io/v1", "clusterroles", false],
+    ["rbac.authorization.k8s.io/v1", "clusterrolebindings", false],
+    ["rbac.authorization.k8s.io/v1", "roles", true],
+    ["rbac.authorization.k8s.io/v1", "rolebindings", true],
+    ["apps/v1", "deployments", true],
+    ["apiextensions.k8s.io/v1", "customresourcedefinitions", false],
+    ["intersystems.com/v1alpha1", "irisclusters", true],
+    ["policy.karmada.io/v1alpha1", "propagationpolicies", true],
+    ["policy.karmada.io/v1alpha1", "clusterpropagationpolicies", false],
+    ["policy.karmada.io/v1alpha1", "overridepolicies", true],
+    ["policy.karmada.io/v1alpha1", "clustertaintpolicies", false],
+    ["config.karmada.io/v1alpha1", "resourceinterpretercustomizations", false],
+    ["cluster.karmada.io/v1alpha1", "clusters", false],
+    ["work.karmada.io/v1alpha2", "resourcebindings", true],
+];
+
+/**
+ * What of Kamino's is on an API server: objects it declared (they carry the patch-force
+ * annotation, and so do Karmada's copies of them on members), what its Helm releases made and
+ * Helm's records of them, and Karmada's Clusters and bindings (only Kamino makes those here).
+ */
+export async function kaminoObjects(client: KubeClient): Promise<string[]> {
+    const found: string[] = [];
+    for (const [apiVersion, plural] of SCANNED) {
+        let list: (KubeObject & { items?: KubeObject[] }) | undefined;
+        try {
+            list = await client.get<KubeObject & { items?: KubeObject[] }>(resourcePath(apiVersion, plural));
+        } catch {
+            continue; // not served here
+        }
+        for (const o of list?.items ?? []) {
+            const md = o.metadata as { name?: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+            const ours =
+                md.annotations?.[PATCH_FORCE_ANNOTATION] === "true" ||
+                md.labels?.["app.kubernetes.io/managed-by"] === "Helm" ||
+                md.labels?.owner === "helm" ||
+                plural === "clusters" ||
+                plural === "resourcebindings";
+            if (ours) found.push(`${plural}/${md.namespace ? `${md.namespace}/` : ""}${md.name}`);
+        }
+    }
+    return found;
+}

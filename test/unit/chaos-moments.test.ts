@@ -1,0 +1,42 @@
+// The kill sweep's bookkeeping (test/cluster/chaos.ts): moments replay from their seed, every phase
+// is drawn before one repeats, and the phase a run was in is read from what the CLI printed.
+import { drawMoments, PHASES, runState, seededRandom } from "../cluster/chaos";
+
+describe("kill moments", () => {
+    test("a seed replays the same moments; another seed draws others", () => {
+        const a = drawMoments(PHASES, 16, seededRandom(4242));
+        expect(drawMoments(PHASES, 16, seededRandom(4242))).toEqual(a);
+        expect(drawMoments(PHASES, 16, seededRandom(4243))).not.toEqual(a);
+        for (const m of a) expect(m.delayMs).toBeGreaterThanOrEqual(0);
+        for (const m of a) expect(m.delayMs).toBeLessThanOrEqual(1500);
+    });
+
+    test("every phase is drawn once before any phase repeats", () => {
+        for (const seed of [1, 2, 3, 99]) {
+            const moments = drawMoments(PHASES, PHASES.length + 2, seededRandom(seed));
+            expect(new Set(moments.slice(0, PHASES.length).map((m) => m.phase))).toEqual(new Set(PHASES));
+        }
+    });
+
+    test("the phase is the one of the steps under way; components and providers name none", () => {
+        const out = [
+            " +  pulumi:pulumi:Stack kamino-faults creating (0s)",
+            " +  kamino:index:Fleet fleet creating (0s)",
+            " +  pulumi:providers:kubernetes ikoclone-k8s creating (0s)",
+        ];
+        expect(runState(out.join("\n"))).toEqual({ phase: "start", underWay: [] });
+        out.push(" +  kubernetes:helm.sh/v3:Release ikoclone-iko-iko creating (1s)");
+        expect(runState(out.join("\n"))).toEqual({ phase: "helm-installs", underWay: ["kubernetes:helm.sh/v3:Release ikoclone-iko-iko"] });
+        out.push(" +  kubernetes:helm.sh/v3:Release ikoclone-iko-iko created (9s)", " +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster creating (0s)");
+        expect(runState(out.join("\n")).phase).toBe("joins");
+        out.push(" +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster created (1s)", " +  kubernetes:intersystems.com/v1alpha1:IrisCluster federated-iris-template created (0.2s)");
+        // Templates created and nothing under way: the run waits for IRIS to run.
+        expect(runState(out.join("\n"))).toEqual({ phase: "running-wait", underWay: [] });
+    });
+
+    test("a destroy's deletes are read the same way", () => {
+        const out = " -  kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy iriscluster-propagate deleting (0s)\n -  kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition irisclusters-crd deleting (0s)";
+        expect(runState(out).underWay).toHaveLength(2);
+        expect(runState(out).phase).toBe("crd-copy");
+    });
+});
