@@ -12,9 +12,24 @@ export interface StackLock {
     timestamp?: string;
 }
 
-/** True while the run that took the lock still runs: same machine, process alive. */
-export function lockIsLive(lock: StackLock, here: { hostname: string; pidAlive: (pid: number) => boolean }): boolean {
-    return lock.hostname === here.hostname && lock.pid > 0 && here.pidAlive(lock.pid);
+/** What this machine can tell of a lock's process: gone, or running as the named program. */
+export interface ProcessProbe {
+    hostname: string;
+    /** The program a live pid runs (e.g. `pulumi`), undefined when no such process runs; "" when it cannot be told. */
+    programOf: (pid: number) => string | undefined;
+}
+
+/**
+ * Whose a DIY backend's lock is: a run still going here ("running", never removed), a run that is
+ * gone ("dead": its pid is not running, or runs another program since a reboot reused it), or a run
+ * on another machine, which cannot be seen from here ("elsewhere").
+ */
+export function lockOwner(lock: StackLock, here: ProcessProbe): "running" | "dead" | "elsewhere" {
+    if (lock.hostname !== here.hostname) return "elsewhere";
+    if (!(lock.pid > 0)) return "dead";
+    const program = here.programOf(lock.pid);
+    if (program === undefined) return "dead";
+    return program === "" || program === "pulumi" ? "running" : "dead";
 }
 
 /** One resource of `pulumi stack export --show-secrets`. */

@@ -1,10 +1,11 @@
-// npm run recover -- [--stack <stack>] [--destroy]
+// npm run recover -- [--stack <stack>] [--destroy] [--force-unlock]
 //
 // After a `pulumi up` or `pulumi destroy` that was killed (SIGKILL, a laptop that died), or after a
 // member that is gone for good left the config: brings the stack and the fleet back together, with
 // no environment variable, kubectl or state surgery on the user's side.
 //   0. A file backend's sidecar files that the kill left torn are removed (components/recovery.ts).
-//   1. The stack lock: removed when the run that took it is dead (never while it still runs).
+//   1. The stack lock: removed when the run that took it is over (never while it still runs; one
+//      taken on another machine only with --force-unlock).
 //   2. Helm: a release of this stack left pending by the kill is healed (components/recovery.ts).
 //   3. Pending operations: `pulumi refresh --clear-pending-creates`. Objects the killed run had
 //      created are taken over by the next apply (components/field-ownership.ts).
@@ -20,7 +21,7 @@ import {
     HELM_RELEASE_TYPE,
     helmHeal,
     helmRecordOf,
-    lockIsLive,
+    lockOwner,
     providerKubeconfig,
     tornSidecars,
     StackLock,
@@ -33,20 +34,23 @@ import {
 interface Options {
     stack?: string;
     destroy: boolean;
+    /** Remove a lock taken on another machine (that run cannot be seen from here). */
+    forceUnlock: boolean;
     cwd: string;
 }
 
 function usage(message: string): never {
-    process.stderr.write(`${message}\nusage: npm run recover -- [--stack <stack>] [--destroy] [--cwd <project dir>]\n`);
+    process.stderr.write(`${message}\nusage: npm run recover -- [--stack <stack>] [--destroy] [--force-unlock] [--cwd <project dir>]\n`);
     process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-    const o: Options = { destroy: false, cwd: process.cwd() };
+    const o: Options = { destroy: false, forceUnlock: false, cwd: process.cwd() };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === "--stack" || a === "-s") o.stack = argv[++i] ?? usage("--stack needs a stack name");
         else if (a === "--destroy") o.destroy = true;
+        else if (a === "--force-unlock") o.forceUnlock = true;
         else if (a === "--cwd") o.cwd = argv[++i] ?? usage("--cwd needs a directory");
         else usage(`unknown argument ${a}`);
     }
@@ -107,16 +111,20 @@ function repairSidecars(root: string | undefined): void {
     }
 }
 
-/** Step 1. A DIY backend's lock names its process: removed only if that process is gone. */
+/** Step 1. A DIY backend's lock names its process and machine: removed only once that run is over. */
 function unlock(o: Options, root: string | undefined): void {
     if (root) {
         const stackName = o.stack ?? execFileSync("pulumi", pulumiArgs(o, ["stack", "--show-name"]), { cwd: o.cwd, encoding: "utf8" }).trim();
         for (const file of lockFiles(path.join(root, ".pulumi", "locks"), stackName)) {
             const lock = JSON.parse(fs.readFileSync(file, "utf8")) as StackLock;
-            if (lockIsLive(lock, { hostname: os.hostname(), pidAlive })) {
+            const owner = lockOwner(lock, { hostname: os.hostname(), programOf });
+            if (owner === "running") {
                 throw new Error(`a pulumi command (pid ${lock.pid}, started ${lock.timestamp}) still runs on this stack: let it finish or stop it, then run recover again`);
             }
-            say(`the stack is locked by pid ${lock.pid} on ${lock.hostname}, which is gone: unlocking`);
+            if (owner === "elsewhere" && !o.forceUnlock) {
+                throw new Error(`the stack is locked by a run on ${lock.hostname} (pid ${lock.pid}, started ${lock.timestamp}), which cannot be seen from here: once you know it is over, run recover again with --force-unlock`);
+            }
+            say(`the stack is locked by pid ${lock.pid} on ${lock.hostname}, which is over: unlocking`);
         }
     }
     // The cloud backend knows its own updates; for a DIY one this removes the dead run's lock files.
@@ -142,12 +150,17 @@ function lockFiles(locksDir: string, stackName: string | undefined): string[] {
     return out;
 }
 
-function pidAlive(pid: number): boolean {
+/** The program a pid runs (Linux: /proc/<pid>/comm), "" if it runs but cannot be told, undefined if none. */
+function programOf(pid: number): string | undefined {
     try {
         process.kill(pid, 0);
-        return true;
     } catch (e) {
-        return (e as NodeJS.ErrnoException).code === "EPERM";
+        if ((e as NodeJS.ErrnoException).code !== "EPERM") return undefined;
+    }
+    try {
+        return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+        return "";
     }
 }
 

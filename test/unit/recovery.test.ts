@@ -4,7 +4,7 @@ import {
     chartNameOf,
     helmHeal,
     helmRecordOf,
-    lockIsLive,
+    lockOwner,
     providerKubeconfig,
     StackRelease,
     stackReleases,
@@ -35,12 +35,18 @@ const record = (version: number, status: string, chart = "iris-operator") => ({ 
 const release = (pendingCreate: boolean): StackRelease => ({ urn: RELEASE, name: "iko", namespace: "iris-operator", chart: "./iris-operator", provider: PROVIDER, pendingCreate });
 
 describe("recovery after a killed run", () => {
-    test("a lock is live only while its process runs on this machine", () => {
-        const here = { hostname: "laptop", pidAlive: (pid: number) => pid === 42 };
-        expect(lockIsLive({ pid: 42, hostname: "laptop" }, here)).toBe(true);
-        expect(lockIsLive({ pid: 43, hostname: "laptop" }, here)).toBe(false);
-        // Another machine's run cannot be seen from here: its lock is taken for dead, as `pulumi cancel` would.
-        expect(lockIsLive({ pid: 42, hostname: "ci-runner" }, here)).toBe(false);
+    test("a lock is a running run's only while its pulumi process runs on this machine", () => {
+        const programs: Record<number, string> = { 42: "pulumi", 44: "bash", 45: "" };
+        const here = { hostname: "laptop", programOf: (pid: number) => programs[pid] };
+        expect(lockOwner({ pid: 42, hostname: "laptop" }, here)).toBe("running");
+        expect(lockOwner({ pid: 43, hostname: "laptop" }, here)).toBe("dead");
+        // After a reboot the pid may run something else: that is not the run that took the lock.
+        expect(lockOwner({ pid: 44, hostname: "laptop" }, here)).toBe("dead");
+        // Where the program cannot be told (no /proc), a live pid counts as the run.
+        expect(lockOwner({ pid: 45, hostname: "laptop" }, here)).toBe("running");
+        expect(lockOwner({ pid: 0, hostname: "laptop" }, here)).toBe("dead");
+        // Another machine's run cannot be seen from here.
+        expect(lockOwner({ pid: 42, hostname: "ci-runner" }, here)).toBe("elsewhere");
     });
 
     test("the stack's releases: those in the state and those a killed run was creating, with their provider", () => {
