@@ -51,6 +51,7 @@ export interface StateDeployment {
 }
 
 export const HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
+export const PROVIDER_TYPE = "pulumi:providers:kubernetes";
 
 /** A Helm release this stack made or was making, and the provider (cluster) it went to. */
 export interface StackRelease {

@@ -10,7 +10,8 @@
 //   3. Pending operations: `pulumi refresh --clear-pending-creates`. Objects the killed run had
 //      created are taken over by the next apply (components/field-ownership.ts).
 //   4. `pulumi up` (or, with --destroy, `pulumi destroy`) to the end. Objects on a cluster that is
-//      unreachable and that the program no longer declares are forgotten, not waited for.
+//      unreachable and that the program no longer declares are forgotten, not waited for; then a
+//      plain `up` puts the providers' settings back.
 // Secrets (the kubeconfigs in the state) stay in this process: never on a command line or on disk.
 import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
@@ -19,6 +20,7 @@ import * as path from "path";
 import { kubeRequest } from "../components/kube-read";
 import {
     HELM_RELEASE_TYPE,
+    PROVIDER_TYPE,
     helmHeal,
     helmRecordOf,
     lockOwner,
@@ -187,6 +189,21 @@ async function healHelm(deployment: StateDeployment): Promise<void> {
     }
 }
 
+/** The Kubernetes providers of the state whose API server does not answer (any HTTP answer counts). */
+async function unreachableClusters(deployment: StateDeployment): Promise<string[]> {
+    const out: string[] = [];
+    for (const p of (deployment.resources ?? []).filter((r) => r.type === PROVIDER_TYPE && r.id)) {
+        const access = providerKubeconfig(deployment, `${p.urn}::${p.id}`);
+        if (!access) continue;
+        const answered = await Promise.race([
+            kubeRequest(access.kubeconfig, "GET", "/version", undefined, { context: access.context }).then(() => true, () => false),
+            new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+        ]);
+        if (!answered) out.push(urnName(p.urn));
+    }
+    return out;
+}
+
 async function main(): Promise<void> {
     const o = parseArgs(process.argv.slice(2));
     const t0 = Date.now();
@@ -204,10 +221,13 @@ async function main(): Promise<void> {
         if (refresh.code !== 0) throw new Error("pulumi refresh failed (above); fix what it names and run recover again");
     }
 
-    // A cluster that left the config and cannot be reached: what Kamino had there is forgotten
-    // rather than waited for. Only deletes are affected (no refresh runs with this), so a member
-    // that is merely down keeps everything it has.
-    const forgetUnreachable = { PULUMI_K8S_DELETE_UNREACHABLE: "true" };
+    // A cluster of the state that cannot be reached (a member lost for good, which left the
+    // config): what Kamino had there is forgotten rather than waited for. Only deletes are affected
+    // (no refresh runs with this), and only in this run: the provider would keep the setting in
+    // its state, so a plain run writes it back afterwards.
+    const unreachable = await unreachableClusters(deployment);
+    if (unreachable.length > 0) say(`cannot reach ${unreachable.join(", ")}: what the program no longer declares there is forgotten, not waited for`);
+    const forgetUnreachable: Record<string, string> = unreachable.length > 0 ? { PULUMI_K8S_DELETE_UNREACHABLE: "true" } : {};
     const run = o.destroy ? ["destroy", "--yes", "--skip-preview"] : ["up", "--yes", "--skip-preview"];
     for (let attempt = 1; ; attempt++) {
         const result = await pulumiShown(o, run, forgetUnreachable);
@@ -219,6 +239,11 @@ async function main(): Promise<void> {
         const urns = (state.resources ?? []).filter((r) => r.type === HELM_RELEASE_TYPE && names.includes(urnName(r.urn))).map((r) => r.urn);
         say(`forgetting ${urns.length} Helm release(s) on a cluster that is unreachable and left the config: ${names.join(", ")}`);
         execFileSync("pulumi", pulumiArgs(o, ["state", "delete", ...urns, "--yes"]), { cwd: o.cwd, stdio: ["ignore", "inherit", "inherit"] });
+    }
+    if (unreachable.length > 0 && !o.destroy) {
+        say("putting the providers' settings back (the forget setting was for the run above only)");
+        const reset = await pulumiShown(o, run);
+        if (reset.code !== 0) throw new Error("pulumi up failed (above); fix what it names and run recover again");
     }
     say(`${o.destroy ? "destroyed" : "converged"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

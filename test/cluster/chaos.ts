@@ -41,16 +41,11 @@ export function phaseOfResource(type: string, name: string): Phase {
 const STEP = /^\s*[-+~]+\s+(\S+)\s+(\S+)\s+(creating|created|updating|updated|deleting|deleted)\b/;
 
 /**
- * The phase a run was in when its output stopped: the steps under way (started, not finished)
- * name it; with none under way, an `up` whose IrisCluster templates are all created is in its
- * running-wait, and one with no step yet is starting.
+ * The steps under way at the end of `output` ("<type> <name>"), the phases they belong to (steps
+ * of several phases run side by side: one member's join beside another's Helm install), and the
+ * phase of the one started last.
  */
-export function phaseAt(output: string): Phase {
-    return runState(output).phase;
-}
-
-/** The steps under way at the end of `output` ("<type> <name>"), and the phase they name. */
-export function runState(output: string): { phase: Phase; underWay: string[] } {
+export function runState(output: string): { phase: Phase; phases: Phase[]; underWay: string[] } {
     const underWay = new Map<string, Phase>();
     let last: Phase = "start";
     let templates = 0;
@@ -67,8 +62,25 @@ export function runState(output: string): { phase: Phase; underWay: string[] } {
         if (what === "created" && type.startsWith("kubernetes:intersystems.com/")) templates++;
     }
     const steps = [...underWay.keys()];
-    if (underWay.size > 0) return { phase: [...underWay.values()].pop()!, underWay: steps };
-    return { phase: templates > 0 ? "running-wait" : last, underWay: steps };
+    const phases = [...new Set(underWay.values())];
+    if (underWay.size > 0) return { phase: [...underWay.values()].pop()!, phases, underWay: steps };
+    const phase = templates > 0 ? "running-wait" : last;
+    return { phase, phases: phase === "start" ? [] : [phase], underWay: steps };
+}
+
+/**
+ * Whether a run's output shows it has reached `phase`: a step of that phase has started (steps can
+ * start and end between two looks at the output, so "under way now" would miss short phases), or,
+ * for the running-wait, an IrisCluster template is created.
+ */
+export function reached(output: string, phase: Phase): boolean {
+    for (const line of output.split("\n")) {
+        const m = STEP.exec(line);
+        if (!m) continue;
+        const [, type, name, what] = m;
+        if (phase === "running-wait" ? what === "created" && type.startsWith("kubernetes:intersystems.com/") : phaseOfResource(type, name) === phase) return true;
+    }
+    return false;
 }
 
 /** One kill: aimed at a phase, `delayMs` after the run is first seen in it. */
@@ -88,11 +100,13 @@ export interface KillResult {
 
 /**
  * `count` kill moments, drawn with `random`: the phases in turn (so that every phase is covered
- * before any repeats), each with a random delay of up to `maxDelayMs` into the phase.
+ * before any repeats), each with a random delay into the phase: up to `maxDelayMs`, and on the
+ * first pass up to a fifth of it, so that short phases (the CRD copy takes well under a second)
+ * are still under way when the kill lands.
  */
 export function drawMoments(phases: readonly Phase[], count: number, random: () => number, maxDelayMs = 1500): KillMoment[] {
     const order = [...phases].sort(() => random() - 0.5);
-    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * maxDelayMs) }));
+    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * maxDelayMs * (i < order.length ? 0.2 : 1)) }));
 }
 
 /**
@@ -103,14 +117,15 @@ export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = f
     const t0 = Date.now();
     let ended = false;
     void run.exited.then(() => (ended = true));
-    const inPhase = (out: string) => {
-        const p = phaseAt(out);
-        // A destroy has no running-wait; an up's templates are created before it starts waiting.
-        return p === moment.phase || (destroy && moment.phase === "running-wait" && p === "policies");
-    };
+    // A destroy has no running-wait: aimed there, it is killed among the policies.
+    const target: Phase = destroy && moment.phase === "running-wait" ? "policies" : moment.phase;
+    const inPhase = (out: string) => reached(out, target);
     while (!ended && !inPhase(run.output())) await sleep(20);
     if (!ended) await sleep(moment.delayMs);
-    const { phase: phaseSeen, underWay } = runState(run.output());
+    const state = runState(run.output());
+    // Where phases overlap, the kill counts for the one it was aimed at if that one was under way.
+    const phaseSeen = state.phases.includes(target) ? target : state.phase;
+    const underWay = state.underWay;
     const killed = !ended && run.killTree("SIGKILL").length > 0;
     const atMs = Date.now() - t0;
     await run.exited;
