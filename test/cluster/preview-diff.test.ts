@@ -108,7 +108,7 @@ afterAll(async () => {
 });
 
 describe("drift: federated-iris edited by hand in the Karmada API", () => {
-    test("a plain preview does not see it; the hand edit conflicts with Pulumi's server-side apply", async () => {
+    test("a plain preview does not see it; preview --refresh --diff shows exactly the edit, and up --refresh puts it back, with no env var", async () => {
         // What `kubectl edit` does: an update by another field manager, which takes the field over.
         await fleet.karmada.client.mergePatch(`${IRIS}?fieldManager=kubectl-edit`, { spec: { topology: { data: { image: HAND_IMAGE } } } });
         await waitFor("the hand edit on ikoclone", async () => (image(await fleet.members[0].client.get(IRIS)) === HAND_IMAGE ? true : undefined), WAIT);
@@ -116,28 +116,18 @@ describe("drift: federated-iris edited by hand in the Karmada API", () => {
         const plain = await preview("drift: preview --diff");
         expect([plain.error, plain.diags, summary(plain)]).toEqual([undefined, [], []]);
 
-        // With --refresh the live object is read, and the kubernetes provider's server-side dry run
-        // refuses to take the field back from the other manager.
-        const refused = await preview("drift: preview --refresh --diff (conflict)", { refresh: true });
-        expect(refused.error).toBeDefined();
-        expect(refused.diags.join("\n")).toContain('conflict with "kubectl-edit" using intersystems.com/v1alpha1: .spec.topology.data.image');
-    });
+        // With --refresh the live object is read. Every Kamino object carries pulumi.com/patchForce,
+        // so the provider's server-side dry run takes the field back from the other manager instead
+        // of refusing with a field conflict (it did before the annotation).
+        const p = await preview("drift: preview --refresh --diff", { refresh: true });
+        expect([p.error, p.diags]).toEqual([undefined, []]);
+        expect(summary(p)).toEqual(["update federated-iris-template: spec.topology.data.image"]);
+        expect(p.stdout).toContain(`~ image: "${HAND_IMAGE}" => "${OLD_IMAGE}"`);
 
-    test("with PULUMI_K8S_ENABLE_PATCH_FORCE=true, preview --refresh --diff shows exactly the edit and up --refresh puts it back", async () => {
-        stack.workspace.envVars.PULUMI_K8S_ENABLE_PATCH_FORCE = "true";
-        try {
-            const p = await preview("drift: preview --refresh --diff (force)", { refresh: true });
-            expect([p.error, p.diags]).toEqual([undefined, []]);
-            expect(summary(p)).toEqual(["update federated-iris-template: spec.topology.data.image"]);
-            expect(p.stdout).toContain(`~ image: "${HAND_IMAGE}" => "${OLD_IMAGE}"`);
-
-            const t = Date.now();
-            const up = await stack.up({ refresh: true });
-            report["drift: up --refresh"] = `${((Date.now() - t) / 1000).toFixed(1)} s`;
-            expect(up.summary.resourceChanges).toEqual({ same: expect.any(Number), update: 1 });
-        } finally {
-            delete stack.workspace.envVars.PULUMI_K8S_ENABLE_PATCH_FORCE;
-        }
+        const t = Date.now();
+        const up = await stack.up({ refresh: true });
+        report["drift: up --refresh"] = `${((Date.now() - t) / 1000).toFixed(1)} s`;
+        expect(up.summary.resourceChanges).toEqual({ same: expect.any(Number), update: 1 });
         expect(image(await fleet.karmada.client.get(IRIS))).toBe(OLD_IMAGE);
         await waitFor("the template's image back on ikoclone", async () => (image(await fleet.members[0].client.get(IRIS)) === OLD_IMAGE ? true : undefined), WAIT);
     });
