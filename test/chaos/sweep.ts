@@ -10,7 +10,7 @@
 //
 //   KAMINO_CHAOS_SEED=<n>     replay a sweep (default: from the clock, printed)
 //   KAMINO_CHAOS_UP=12        kills of up (default 12)
-//   KAMINO_CHAOS_DESTROY=4    kills of destroy (default 4; at most one per up)
+//   KAMINO_CHAOS_DESTROY=6    kills of destroy (default 6: each of its 5 phases once, and one more; at most one per up)
 //   KAMINO_CHAOS_OUT=chaos-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -23,7 +23,7 @@ import { runPulumi, startPulumi } from "../support/pulumi-cli";
 
 const SEED = Number(process.env.KAMINO_CHAOS_SEED ?? Date.now() % 1_000_000);
 const UP_KILLS = Number(process.env.KAMINO_CHAOS_UP ?? "12");
-const DESTROY_KILLS = Math.min(UP_KILLS, Number(process.env.KAMINO_CHAOS_DESTROY ?? "4"));
+const DESTROY_KILLS = Math.min(UP_KILLS, Number(process.env.KAMINO_CHAOS_DESTROY ?? "6"));
 const OUT = process.env.KAMINO_CHAOS_OUT ?? "chaos-results.json";
 const MEMBERS = ["ikoclone", "ikoclone2"];
 const STACK = "chaos";
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     const sandbox = new EngineSandbox(toolchainPath("engine"));
     let iko: IkoPlayer | undefined;
     const records: KillRecord[] = [];
+    let uncovered: string[] = [];
     try {
         await fleet.start();
         iko = new IkoPlayer(fleet.members, 1000).start();
@@ -110,11 +111,15 @@ async function main(): Promise<void> {
         await iko?.stop();
         sandbox.cleanup();
         await fleet.stop();
-        write(records);
+        uncovered = write(records);
     }
     const failed = records.filter((r) => r.outcome.startsWith("failed"));
     if (failed.length > 0) {
         log(`${failed.length} of ${records.length} kills did not recover (seed ${SEED})`);
+        process.exit(1);
+    }
+    if (uncovered.length > 0) {
+        log(`no kill landed in ${uncovered.join(", ")}: run more kills (KAMINO_CHAOS_UP, KAMINO_CHAOS_DESTROY) or another seed`);
         process.exit(1);
     }
     log(`all ${records.length} kills recovered (seed ${SEED})`);
@@ -138,15 +143,18 @@ async function killAndRecover(run: number, command: "up" | "destroy", moment: Ki
     return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, outcome };
 }
 
-function write(records: KillRecord[]): void {
+/** Writes the results; returns the phases no kill landed in. */
+function write(records: KillRecord[]): string[] {
     const summary = (command: "up" | "destroy") => {
         const rs = records.filter((r) => r.command === command);
         const times = rs.map((r) => r.recoverySeconds).sort((a, b) => a - b);
+        const phases = [...new Set(rs.filter((r) => r.killed).map((r) => r.phase))].sort();
         return {
             kills: rs.filter((r) => r.killed).length,
             recovered: rs.filter((r) => !r.outcome.startsWith("failed")).length,
             of: rs.length,
-            phases: [...new Set(rs.filter((r) => r.killed).map((r) => r.phase))].sort(),
+            phases,
+            uncovered: (command === "up" ? [...PHASES] : DESTROY_PHASES).filter((p) => !phases.includes(p)),
             recoverySeconds: times.length ? { min: times[0], median: times[Math.floor((times.length - 1) / 2)], max: times[times.length - 1] } : undefined,
         };
     };
@@ -160,6 +168,7 @@ function write(records: KillRecord[]): void {
     };
     fs.writeFileSync(OUT, `${JSON.stringify(doc, null, 2)}\n`);
     log(`results in ${OUT}`);
+    return [...doc.summary.up.uncovered.map((p) => `up: ${p}`), ...doc.summary.destroy.uncovered.map((p) => `destroy: ${p}`)];
 }
 
 main().catch((e: unknown) => {

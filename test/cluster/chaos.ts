@@ -31,9 +31,11 @@ export type Phase = (typeof PHASES)[number] | "start" | "other";
 export function phaseOfResource(type: string, name: string): Phase {
     if (type.startsWith("kamino:") || type.startsWith("pulumi:")) return "other";
     if (type === "kubernetes:helm.sh/v3:Release") return "helm-installs";
-    if (type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition") return "crd-copy";
+    // The CRD in Karmada and the interpreter that gives it health: one step (the README's step 5).
+    if (type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition" || type === "kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization") return "crd-copy";
     if (type.startsWith("kubernetes:cluster.karmada.io/") || /-member-/.test(name)) return "joins";
-    if (/^kubernetes:(policy|config)\.karmada\.io\//.test(type) || type.startsWith("kubernetes:intersystems.com/") || /^(secrets|configmaps|iris)-/.test(name)) return "policies";
+    // Templates, policies, synced Secrets and ConfigMaps, and their namespaces in the Karmada API.
+    if (/^kubernetes:(policy|config)\.karmada\.io\//.test(type) || type.startsWith("kubernetes:intersystems.com/") || /^(secrets|configmaps|iris|karmada-ns)-/.test(name)) return "policies";
     if (type.startsWith("kubernetes:") || type.startsWith("command:")) return "add-ons";
     return "other";
 }
@@ -98,15 +100,18 @@ export interface KillResult {
     underWay: string[];
 }
 
+/** The first pass's longest delay: a namespace or the CRD copy is done in well under a second. */
+export const FIRST_PASS_MAX_DELAY_MS = 60;
+
 /**
  * `count` kill moments, drawn with `random`: the phases in turn (so that every phase is covered
- * before any repeats), each with a random delay into the phase: up to `maxDelayMs`, and on the
- * first pass up to a fifth of it, so that short phases (the CRD copy takes well under a second)
- * are still under way when the kill lands.
+ * before any repeats), each with a random delay into the phase: on the first pass up to
+ * FIRST_PASS_MAX_DELAY_MS, so that short phases are still under way when the kill lands, then up
+ * to `maxDelayMs`, anywhere in or after the phase.
  */
 export function drawMoments(phases: readonly Phase[], count: number, random: () => number, maxDelayMs = 1500): KillMoment[] {
     const order = [...phases].sort(() => random() - 0.5);
-    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * maxDelayMs * (i < order.length ? 0.2 : 1)) }));
+    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * (i < order.length ? FIRST_PASS_MAX_DELAY_MS : maxDelayMs)) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 // The kill sweep's bookkeeping (test/cluster/chaos.ts): moments replay from their seed, every phase
 // is drawn before one repeats, and the phase a run was in is read from what the CLI printed.
-import { drawMoments, PHASES, reached, runState, seededRandom } from "../cluster/chaos";
+import { drawMoments, FIRST_PASS_MAX_DELAY_MS, PHASES, reached, runState, seededRandom } from "../cluster/chaos";
 
 describe("kill moments", () => {
     test("a seed replays the same moments; another seed draws others", () => {
@@ -15,7 +15,7 @@ describe("kill moments", () => {
         for (const seed of [1, 2, 3, 99]) {
             const moments = drawMoments(PHASES, PHASES.length + 2, seededRandom(seed));
             expect(new Set(moments.slice(0, PHASES.length).map((m) => m.phase))).toEqual(new Set(PHASES));
-            for (const m of moments.slice(0, PHASES.length)) expect(m.delayMs).toBeLessThanOrEqual(300);
+            for (const m of moments.slice(0, PHASES.length)) expect(m.delayMs).toBeLessThanOrEqual(FIRST_PASS_MAX_DELAY_MS);
         }
     });
 
@@ -55,5 +55,9 @@ describe("kill moments", () => {
         const out = " -  kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy iriscluster-propagate deleting (0s)\n -  kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition irisclusters-crd deleting (0s)";
         expect(runState(out).underWay).toHaveLength(2);
         expect(runState(out).phase).toBe("crd-copy");
+        // The interpreter goes with the CRD copy; Karmada-side namespaces with the policies.
+        expect(runState(" -  kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization iris-interpreter-customization deleting (0s)").phase).toBe("crd-copy");
+        expect(runState(" -  kubernetes:core/v1:Namespace karmada-ns-iris deleting (0s)").phase).toBe("policies");
+        expect(runState(" -  kubernetes:core/v1:Namespace ikoclone-iko-ns deleting (0s)").phase).toBe("add-ons");
     });
 });
