@@ -175,3 +175,21 @@ test("a config error prints its message once, as Pulumi prints a RunError: no st
     expect(output.split("Diagnostics:")[1].split("Invalid Kamino stack config").length - 1).toBe(1);
     expect(output).not.toMatch(/unhandled exception|    at |problems: \[/);
 });
+
+test("a new user's up without kind or Docker: the preflight names both once, as a RunError, before anything is created", async () => {
+    const stack = await sandbox.stack("no-kind", "Pulumi.dev.yaml", CHART);
+    const { runPulumi } = await import("../support/pulumi-cli");
+    // A PATH with the Pulumi toolchain and Node but no kind or docker, as on a fresh laptop.
+    const PATH = [sandbox.binPath, path.dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+    const t0 = Date.now();
+    const { code, output } = await runPulumi(sandbox, stack.name, ["up", "--yes", "--skip-preview"], { PATH });
+    const seconds = (Date.now() - t0) / 1000;
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/Kamino preflight failed \(\d+ problems?\); nothing was created:/);
+    for (const tool of ["kind", "docker"]) expect(output).toMatch(new RegExp(`- [^\\n]*${tool}[^\\n]*Fix: `));
+    expect(output.split("Diagnostics:")[1].split("Kamino preflight failed").length - 1).toBe(1);
+    expect(output).not.toMatch(/unhandled exception|    at |problems: \[/);
+    expect(seconds).toBeLessThan(60);
+    const state = (await stack.exportStack()).deployment as { resources?: Array<{ type: string }> };
+    expect((state.resources ?? []).map((r) => r.type).filter((t) => t !== "pulumi:pulumi:Stack")).toEqual([]);
+});
