@@ -42,6 +42,8 @@ interface KillRecord {
     killed: boolean;
     killedAtMs: number;
     phase: Phase;
+    /** Every phase with a step under way at the kill. */
+    phases: Phase[];
     underWay: string[];
     recoverySeconds: number;
     outcome: string;
@@ -140,7 +142,7 @@ async function killAndRecover(run: number, command: "up" | "destroy", moment: Ki
     }
     log(`run ${run}: recovery ${rec.seconds.toFixed(1)} s: ${outcome.split("\n")[0]}`);
     if (outcome.startsWith("failed")) log(outcome);
-    return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, outcome };
+    return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, phases: kill.phases, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, outcome };
 }
 
 /** Writes the results; returns the phases no kill landed in. */
@@ -148,7 +150,8 @@ function write(records: KillRecord[]): string[] {
     const summary = (command: "up" | "destroy") => {
         const rs = records.filter((r) => r.command === command);
         const times = rs.map((r) => r.recoverySeconds).sort((a, b) => a - b);
-        const phases = [...new Set(rs.filter((r) => r.killed).map((r) => r.phase))].sort();
+        // A kill cuts every phase it finds under way (one member's join beside another's Helm install).
+        const phases = [...new Set(rs.filter((r) => r.killed).flatMap((r) => [r.phase, ...r.phases]))].sort();
         return {
             kills: rs.filter((r) => r.killed).length,
             recovered: rs.filter((r) => !r.outcome.startsWith("failed")).length,

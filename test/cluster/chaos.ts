@@ -96,6 +96,8 @@ export interface KillResult {
     killed: boolean;
     atMs: number;
     phaseSeen: Phase;
+    /** Every phase with a step under way when the kill landed (phases overlap). */
+    phases: Phase[];
     /** The steps under way when the kill landed. */
     underWay: string[];
 }
@@ -116,7 +118,7 @@ export function drawMoments(phases: readonly Phase[], count: number, random: () 
 
 /**
  * Kills `run` (SIGKILL to the CLI and every process it started, as a machine losing power) at the
- * moment: once its output shows the phase under way, after the delay. A run that ends first is not killed.
+ * moment: once its output shows a step of the phase under way, after the delay. A run that ends first is not killed.
  */
 export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = false): Promise<KillResult> {
     const t0 = Date.now();
@@ -124,17 +126,24 @@ export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = f
     void run.exited.then(() => (ended = true));
     // A destroy has no running-wait: aimed there, it is killed among the policies.
     const target: Phase = destroy && moment.phase === "running-wait" ? "policies" : moment.phase;
-    const inPhase = (out: string) => reached(out, target);
+    // A step of the phase under way now; failing that (a phase whose steps all end between two
+    // looks), a second after the phase was reached. The running-wait has no steps: reached is enough.
+    let reachedAt: number | undefined;
+    const inPhase = (out: string) => {
+        if (target === "running-wait") return reached(out, target);
+        if (runState(out).phases.includes(target)) return true;
+        if (reachedAt === undefined && reached(out, target)) reachedAt = Date.now();
+        return reachedAt !== undefined && Date.now() - reachedAt > 1000;
+    };
     while (!ended && !inPhase(run.output())) await sleep(20);
     if (!ended) await sleep(moment.delayMs);
     const state = runState(run.output());
     // Where phases overlap, the kill counts for the one it was aimed at if that one was under way.
     const phaseSeen = state.phases.includes(target) ? target : state.phase;
-    const underWay = state.underWay;
     const killed = !ended && run.killTree("SIGKILL").length > 0;
     const atMs = Date.now() - t0;
     await run.exited;
-    return { killed, atMs, phaseSeen, underWay };
+    return { killed, atMs, phaseSeen, phases: state.phases, underWay: state.underWay };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
