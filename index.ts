@@ -27,6 +27,10 @@ export = async () => {
         ...(pulumi.runtime.isDryRun() ? {} : { runningOn }),
         /** For each synced Secret (`namespace/name`), the members it reaches. */
         syncedSecrets: outputs.syncedSecrets,
+        /** For each ConfigMap of `kamino:configMaps` (`namespace/name`), the members it reaches. */
+        configMaps: outputs.configMaps,
+        /** For each object of `kamino:manifests` (`Kind[.group] namespace/name`), the members it goes to. */
+        manifests: outputs.manifests,
         /** Ready-to-paste commands that show the result. */
         commands: outputs.commands,
     };
