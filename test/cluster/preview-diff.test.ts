@@ -205,11 +205,12 @@ describe("a pull request: new image, ikoclone2 joined and placed, the license ro
         // provider cannot look up that Karmada's Cluster is cluster-scoped and shows the new one in
         // namespace "default" (cosmetic: the create is the same).
         const clusterCreate = (s: string) => /Cluster: \(create\)\n\s+\[urn=[^\n]*ikoclone2-member-cluster\][\s\S]*?spec {6}:/.exec(s)?.[0] ?? "";
-        expect(clusterCreate(offline.stdout)).toMatch(/namespace: "default"/);
+        // (Keys are padded to the longest one of their object: `namespace  :` beside `annotations`.)
+        expect(clusterCreate(offline.stdout)).toMatch(/namespace\s*: "default"/);
         expect(clusterCreate(online.stdout)).not.toMatch(/namespace/);
         const lines = (s: string) =>
             s
-                .replace(clusterCreate(s), clusterCreate(s).replace(/\n\s+namespace: "default"/, ""))
+                .replace(clusterCreate(s), clusterCreate(s).replace(/\n\s+namespace\s*: "default"/, ""))
                 .split("\n")
                 .filter((l) => !/Duration:|^@ |^\s*$/.test(l))
                 .map((l) => l.replace(/\s+/g, ""))
