@@ -96,21 +96,21 @@ function fileBackendRoot(o: Options): string | undefined {
 
 /** Step 0. Sidecars torn by the kill: without this, every command says "failed to load checkpoint: EOF". */
 function repairSidecars(root: string | undefined): void {
-    const dir = root && path.join(root, ".pulumi");
-    if (!dir || !fs.existsSync(dir)) return;
-    const sidecars: Array<{ path: string; content: string }> = [];
-    const walk = (d: string) => {
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-            const p = path.join(d, e.name);
-            if (e.isDirectory()) walk(p);
-            else if (e.name.endsWith(".attrs")) sidecars.push({ path: p, content: fs.readFileSync(p, "utf8") });
-        }
-    };
-    walk(dir);
+    if (!root) return;
+    const sidecars = filesUnder(path.join(root, ".pulumi"), (p) => p.endsWith(".attrs")).map((p) => ({ path: p, content: fs.readFileSync(p, "utf8") }));
     for (const file of tornSidecars(sidecars)) {
         say(`the kill left ${path.relative(root, file)} torn: removed (the file it describes is whole)`);
         fs.rmSync(file, { force: true });
     }
+}
+
+/** Every file under `dir` (none if it does not exist) whose path `keep` accepts. */
+function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
+    if (!fs.existsSync(dir)) return [];
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        return e.isDirectory() ? filesUnder(p, keep) : keep(p) ? [p] : [];
+    });
 }
 
 /** Step 1. A DIY backend's lock names its process and machine: removed only once that run is over. */
@@ -138,18 +138,10 @@ function unlock(o: Options, root: string | undefined): void {
     }
 }
 
+/** The lock files of a stack: `.pulumi/locks/<org>/<project>/<stack>/<id>.json`. */
 function lockFiles(locksDir: string, stackName: string | undefined): string[] {
-    if (!stackName || !fs.existsSync(locksDir)) return [];
-    const out: string[] = [];
-    const walk = (dir: string) => {
-        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-            const p = path.join(dir, e.name);
-            if (e.isDirectory()) walk(p);
-            else if (e.name.endsWith(".json") && path.basename(dir) === stackName.split("/").pop()) out.push(p);
-        }
-    };
-    walk(locksDir);
-    return out;
+    const stack = stackName?.split("/").pop();
+    return stack ? filesUnder(locksDir, (p) => p.endsWith(".json") && path.basename(path.dirname(p)) === stack) : [];
 }
 
 /** The program a pid runs (Linux: /proc/<pid>/comm), "" if it runs but cannot be told, undefined if none. */
