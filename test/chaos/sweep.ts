@@ -46,6 +46,8 @@ interface KillRecord {
     phases: Phase[];
     underWay: string[];
     recoverySeconds: number;
+    /** What `recover` said it repaired (its `recover:` lines): a torn sidecar, a lock, a Helm record, pending operations. */
+    repairs: string[];
     outcome: string;
 }
 
@@ -142,7 +144,7 @@ async function killAndRecover(run: number, command: "up" | "destroy", moment: Ki
     }
     log(`run ${run}: recovery ${rec.seconds.toFixed(1)} s: ${outcome.split("\n")[0]}`);
     if (outcome.startsWith("failed")) log(outcome);
-    return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, phases: kill.phases, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, outcome };
+    return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, phases: kill.phases, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, repairs: rec.output.split("\n").filter((l) => l.startsWith("recover: ")), outcome };
 }
 
 /** Writes the results; returns the phases no kill landed in. */
