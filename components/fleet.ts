@@ -3,26 +3,23 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { Cilium } from "./cilium";
-import { ClusterConfig, dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, resolvePlacement } from "./config";
-import { FederatedConfigMaps } from "./config-maps";
-import { CrdMirror, CrdReader } from "./crd-mirror";
+import { dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, resolvePlacement } from "./config";
+import { FederatedConfigMaps } from "./federation/config-maps";
+import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
-import { ExistingCluster } from "./existing-cluster";
-import { FederatedIrisCluster } from "./federated-iris";
-import { IrisClusterInterpreter } from "./iris-interpreter";
-import { IrisOperator } from "./iris-operator";
-import { RunningWaiter } from "./iris-running";
-import { KarmadaControlPlane } from "./karmada";
-import { KarmadaFailover } from "./karmada-failover";
-import { KarmadaMember } from "./karmada-member";
-import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./manifest-cleanup";
-import { FederatedManifests } from "./manifests";
-import { memberAccessPlan } from "./member-access";
-import { defaultSubnets } from "./kind-config";
-import { KindCluster } from "./kind-cluster";
-import { RegistryCredentials } from "./secret-data";
-import { SecretSync } from "./secret-sync";
+import { FederatedIrisCluster } from "./federation/federated-iris";
+import { IrisClusterInterpreter } from "./karmada/interpreter";
+import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
+import { IrisOperator } from "./clusters/iris-operator";
+import { RunningWaiter } from "./live/iris-running";
+import { KarmadaControlPlane } from "./karmada/control-plane";
+import { KarmadaFailover } from "./karmada/failover-taints";
+import { KarmadaMember } from "./karmada/member";
+import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
+import { FederatedManifests } from "./federation/manifests";
+import { memberAccessPlan } from "./karmada/member-access";
+import { RegistryCredentials } from "./common/secret-data";
+import { SecretSync } from "./federation/secret-sync";
 
 /** The CRD IKO creates and Karmada must know before it accepts IrisCluster templates. */
 export const IRIS_CRD = "irisclusters.intersystems.com";
@@ -42,27 +39,6 @@ export interface FleetArgs {
     runningWaiter?: RunningWaiter;
     /** How `up` reaches Karmada's Works to clean up removed manifests (manifest-cleanup.ts); the default asks its API. */
     karmadaWorks?: (karmadaKubeconfig: string) => KarmadaWorks;
-}
-
-/** One cluster of the fleet, whatever made it. */
-export interface FleetCluster {
-    /** The cluster as configured. */
-    config: ClusterConfig;
-    /** Provider for objects in it. */
-    provider: k8s.Provider;
-    /** Its kubeconfig for this machine; secret. */
-    kubeconfig: pulumi.Output<string>;
-    /** The API server as Karmada's controllers reach it. */
-    apiEndpoint: pulumi.Output<string>;
-    /** Resource whose deletion deletes the whole cluster (absent for existing clusters). */
-    lifecycle?: pulumi.Resource;
-    /** Karmada region and zones. */
-    region?: string;
-    zones?: string[];
-    /** Its CNI, on kind clusters. */
-    cilium?: Cilium;
-    /** Its IKO release. */
-    irisOperator?: IrisOperator;
 }
 
 /** The Karmada API as the objects in it see it: its provider, and what deletes it whole. */
@@ -123,14 +99,14 @@ export class Fleet extends pulumi.ComponentResource {
         // 1. Clusters.
         let kindIndex = 0;
         for (const c of cfg.clusters) {
-            this.clusters[c.name] = this.createCluster(c, cfg, usesHelmKarmada && c.karmadaHost, kindIndex);
+            this.clusters[c.name] = createFleetCluster(c, cfg, { hostsHelmKarmada: usesHelmKarmada && c.karmadaHost, kindIndex }, { parent: this });
             if (c.provider === "kind") kindIndex++;
         }
         // 2. Add-ons on every cluster.
         const pullCredentials = cfg.iko.imagePullSecretFromConfig
             ? (args.secretValues[cfg.iko.imagePullSecretFromConfig] as pulumi.Output<unknown> as pulumi.Output<RegistryCredentials>)
             : undefined;
-        for (const cluster of Object.values(this.clusters)) this.addOns(cluster, cfg, pullCredentials);
+        for (const cluster of Object.values(this.clusters)) installAddOns(cluster, cfg, pullCredentials, this);
 
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[host.name];
@@ -192,28 +168,6 @@ export class Fleet extends pulumi.ComponentResource {
             pulumi.all(Object.fromEntries(Object.values(this.clusters).map((c) => [c.config.name, c.kubeconfig]))) as pulumi.Output<Record<string, string>>,
         );
         this.registerOutputs({ clusterSummaries: this.clusterSummaries, kubeconfigs: this.kubeconfigs });
-    }
-
-    /** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */
-    private addOns(cluster: FleetCluster, cfg: FleetConfig, pullCredentials: pulumi.Output<RegistryCredentials> | undefined): void {
-        const addonOpts = { parent: this, deletedWith: cluster.lifecycle };
-        const cilium = (cluster.cilium =
-            cluster.config.provider === "kind"
-                ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
-                : undefined);
-        cluster.irisOperator = new IrisOperator(
-            `${cluster.config.name}-iko`,
-            {
-                provider: cluster.provider,
-                chartPath: cfg.iko.chartPath,
-                namespace: cfg.iko.namespace,
-                releaseName: cfg.iko.releaseName,
-                values: cfg.iko.values,
-                registryCredentials: pullCredentials,
-                skipAwait: cfg.testing.skipAwait,
-            },
-            { ...addonOpts, dependsOn: cilium ? [cilium.release] : [] },
-        );
     }
 
     /** Karmada's chart on the host cluster, or a control plane that already runs. */
@@ -407,55 +361,5 @@ export class Fleet extends pulumi.ComponentResource {
             },
             { parent: this, dependsOn: [...prerequisites, ...targetOperators] },
         );
-    }
-
-    private createCluster(c: ClusterConfig, cfg: FleetConfig, hostsHelmKarmada: boolean, kindIndex: number): FleetCluster {
-        const opts = { parent: this };
-        switch (c.provider) {
-            case "kind": {
-                const subnets = defaultSubnets(kindIndex);
-                const kind = new KindCluster(
-                    c.name,
-                    {
-                        kindName: `${cfg.kindNamePrefix}${c.name}`,
-                        workers: c.workers,
-                        nodeImage: c.nodeImage,
-                        podSubnet: c.podSubnet ?? subnets.podSubnet,
-                        serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
-                        // The Karmada API's NodePort must be mapped when the node container is created.
-                        portMappings: hostsHelmKarmada
-                            ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
-                            : [],
-                    },
-                    opts,
-                );
-                return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
-            }
-            case "gke": {
-                // Loaded only by stacks with a GKE cluster: @pulumi/gcp costs every other run ~0.4-1.3 s.
-                const { GkeCluster } = require("./gke-cluster") as typeof import("./gke-cluster");
-                const gke = new GkeCluster(
-                    c.name,
-                    {
-                        clusterName: c.name,
-                        project: c.project!,
-                        region: c.region,
-                        zone: c.zone,
-                        nodeCount: c.nodeCount,
-                        machineType: c.machineType,
-                        network: c.network,
-                        subnetwork: c.subnetwork,
-                        releaseChannel: c.releaseChannel,
-                        authorizedNetworks: c.authorizedNetworks,
-                    },
-                    opts,
-                );
-                return { config: c, provider: gke.provider, kubeconfig: gke.kubeconfig, apiEndpoint: gke.apiEndpoint, lifecycle: gke.cluster, region: gke.region, zones: gke.zones };
-            }
-            case "existing": {
-                const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);
-                return { config: c, provider: existing.provider, kubeconfig: existing.kubeconfig, apiEndpoint: existing.apiEndpoint, region: c.region, zones: c.zones };
-            }
-        }
     }
 }

@@ -3,13 +3,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig } from "./config";
-import { CrdReader } from "./crd-mirror";
-import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./failover-readiness";
-import { forceFieldOwnership } from "./field-ownership";
+import { CrdReader } from "./karmada/crd-mirror";
+import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./checks/failover-readiness";
+import { forceFieldOwnership } from "./common/field-ownership";
 import { Fleet, FleetArgs } from "./fleet";
-import { KARMADA_KUBECTL, RunningWaiter } from "./iris-running";
-import { DiscoveryLookup, liveDiscovery, ManifestKindError, manifestKindProblems, needsManifestKindCheck } from "./manifest-kinds";
-import { assertPreflight, PreflightEnvironment, PreflightError, systemPreflightEnvironment } from "./preflight";
+import { KARMADA_KUBECTL, RunningWaiter } from "./live/iris-running";
+import { DiscoveryLookup, liveDiscovery, ManifestKindError, manifestKindProblems, needsManifestKindCheck } from "./checks/manifest-kinds";
+import { assertPreflight, PreflightEnvironment, PreflightError, systemPreflightEnvironment } from "./checks/preflight";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
@@ -91,7 +91,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
             karmadaWorks: opts.karmadaWorks,
         },
         // Kamino's config is the truth for the objects it declares: after a killed run or a hand
-        // edit, `pulumi up` takes their fields back (components/field-ownership.ts).
+        // edit, `pulumi up` takes their fields back (components/common/field-ownership.ts).
         { transforms: [forceFieldOwnership] },
     );
     const outputs = {

@@ -307,7 +307,7 @@ const karmadaSchema = z
         values: z.record(z.unknown()).default({}),
         /** Use a Karmada control plane that already runs; no chart is installed. */
         existingKubeconfigPath: z.string().min(1).optional(),
-        /** What Karmada's identity may do on each member (components/member-access.ts, docs/security.md). */
+        /** What Karmada's identity may do on each member (components/karmada/member-access.ts, docs/security.md). */
         memberAccess: memberAccessSchema,
     })
     .strict()

@@ -16,8 +16,8 @@ import { EngineSandbox, toolchainPath } from "../support/engine";
 import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath } from "../cluster/harness";
 import { loopbackStack } from "../cluster/loopback-stack";
 import { comeBack, outage, OutageTimeline, ReturnTimeline, runsOn } from "../cluster/failover-scenario";
-import { failback } from "../../components/failback";
-import { kubeRequest } from "../../components/kube-read";
+import { failback } from "../../components/karmada/failback";
+import { kubeRequest } from "../../components/live/kube-read";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").filter((s) => s.trim() !== "").map(Number);

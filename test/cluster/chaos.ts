@@ -4,7 +4,7 @@
 // that nothing of Kamino's is left on an API server after a destroy.
 import { spawn } from "child_process";
 import * as path from "path";
-import { PATCH_FORCE_ANNOTATION } from "../../components/field-ownership";
+import { PATCH_FORCE_ANNOTATION } from "../../components/common/field-ownership";
 import { PulumiProcess, PulumiSandbox } from "../support/pulumi-cli";
 import { KubeClient, KubeObject, REPO_ROOT, resourcePath } from "./harness";
 
@@ -154,7 +154,7 @@ export function recover(sandbox: PulumiSandbox, stack: string, opts: { destroy?:
     return new Promise((resolve, reject) => {
         const child = spawn(
             process.execPath,
-            ["-r", "ts-node/register/transpile-only", path.join(REPO_ROOT, "scripts/recover.ts"), "--stack", stack, "--cwd", sandbox.project, ...(opts.destroy ? ["--destroy"] : [])],
+            ["-r", "ts-node/register/transpile-only", path.join(REPO_ROOT, "commands/recover.ts"), "--stack", stack, "--cwd", sandbox.project, ...(opts.destroy ? ["--destroy"] : [])],
             { cwd: REPO_ROOT, env: { ...process.env, ...sandbox.env }, stdio: ["ignore", "pipe", "pipe"] },
         );
         let output = "";

@@ -118,7 +118,7 @@ test("return: the first member comes back; its stale copy is removed and federat
 
 test("failback: one command moves it to the first member again", async () => {
     const t = Date.now();
-    const { stdout } = await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "scripts/failback.ts"), ID, "--stack", STACK], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", STACK], {
         cwd: sandbox.project,
         env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
     });

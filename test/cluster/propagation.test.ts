@@ -115,7 +115,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         const before = pluginRuns(hostKubeconfig);
         expect(before).toBeGreaterThanOrEqual(1);
         // Kamino's reader, in a process of its own (it loads the ES-module client as Pulumi's Node does).
-        const script = `const k = require("./components/kube-read");
+        const script = `const k = require("./components/live/kube-read");
             k.kubeReader(require("fs").readFileSync(process.argv[1], "utf8"), k.crdPath("irisclusters.intersystems.com"))()
                 .then((o) => process.stdout.write(JSON.stringify(o)));`;
         const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script, hostKubeconfig], { encoding: "utf8" });

@@ -3,8 +3,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as YAML from "yaml";
-import { CrdReader } from "../../components/crd-mirror";
-import { RunningWaiter } from "../../components/iris-running";
+import { CrdReader } from "../../components/karmada/crd-mirror";
+import { RunningWaiter } from "../../components/live/iris-running";
 
 /** A resource the program registered. */
 export type Registered = pulumi.runtime.MockResourceArgs;

@@ -5,7 +5,7 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { CommandResult, PreflightEnvironment, systemRunner } from "../../components/preflight";
+import { CommandResult, PreflightEnvironment, systemRunner } from "../../components/checks/preflight";
 
 /** The stand-in executables. */
 export const STANDIN_BIN = path.resolve(__dirname, "../fixtures/bin-standins");

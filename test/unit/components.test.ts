@@ -3,17 +3,17 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
-import { Cilium } from "../../components/cilium";
-import { CrdMirror, readMirrorSpec } from "../../components/crd-mirror";
-import { ExistingCluster } from "../../components/existing-cluster";
-import { FederatedIrisCluster } from "../../components/federated-iris";
-import { GkeCluster } from "../../components/gke-cluster";
-import { IrisClusterInterpreter } from "../../components/iris-interpreter";
-import { IrisOperator } from "../../components/iris-operator";
-import { KarmadaControlPlane } from "../../components/karmada";
-import { KarmadaMember } from "../../components/karmada-member";
-import { KindCluster } from "../../components/kind-cluster";
-import { SecretSync } from "../../components/secret-sync";
+import { Cilium } from "../../components/clusters/cilium";
+import { CrdMirror, readMirrorSpec } from "../../components/karmada/crd-mirror";
+import { ExistingCluster } from "../../components/clusters/existing-cluster";
+import { FederatedIrisCluster } from "../../components/federation/federated-iris";
+import { GkeCluster } from "../../components/clusters/gke-cluster";
+import { IrisClusterInterpreter } from "../../components/karmada/interpreter";
+import { IrisOperator } from "../../components/clusters/iris-operator";
+import { KarmadaControlPlane } from "../../components/karmada/control-plane";
+import { KarmadaMember } from "../../components/karmada/member";
+import { KindCluster } from "../../components/clusters/kind-cluster";
+import { SecretSync } from "../../components/federation/secret-sync";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, valueOf } from "../support/mocks";
 
 let run: MockRun;

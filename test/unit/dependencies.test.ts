@@ -3,10 +3,10 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DEPENDENCIES_LUA, irisInterpreterSpec } from "../../components/iris-interpreter";
-import { irisPropagationSpec } from "../../components/federated-iris";
+import { DEPENDENCIES_LUA, irisInterpreterSpec } from "../../components/karmada/interpreter";
+import { irisPropagationSpec } from "../../components/federation/federated-iris";
 import { ConfigMapConfig, dependencyPlacement, FleetConfig, IrisClusterConfig, loadFleetConfig } from "../../components/config";
-import { configMapData } from "../../components/config-maps";
+import { configMapData } from "../../components/federation/config-maps";
 import { kaminoStack } from "../../components/stack";
 import { callLua } from "../support/lua";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";

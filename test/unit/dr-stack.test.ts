@@ -3,7 +3,7 @@
 // behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
 import * as pulumi from "@pulumi/pulumi";
 import { loadFleetConfig } from "../../components/config";
-import { FAILOVER_TAINT } from "../../components/failover";
+import { FAILOVER_TAINT } from "../../components/karmada/failover";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";

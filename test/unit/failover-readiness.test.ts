@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { failoverReadiness, KarmadaProbe, missingControllerSettings } from "../../components/failover-readiness";
+import { failoverReadiness, KarmadaProbe, missingControllerSettings } from "../../components/checks/failover-readiness";
 import { kaminoProgram } from "../../components/stack";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, MockRun } from "../support/mocks";
 import { healthyMachine } from "../support/standins";

@@ -1,6 +1,6 @@
 // The stack transform that makes Kamino's objects take their fields back (server-side apply force).
 import * as pulumi from "@pulumi/pulumi";
-import { forceFieldOwnership, isAppliedKubernetesObject, PATCH_FORCE_ANNOTATION, withPatchForce } from "../../components/field-ownership";
+import { forceFieldOwnership, isAppliedKubernetesObject, PATCH_FORCE_ANNOTATION, withPatchForce } from "../../components/common/field-ownership";
 
 const transform = (type: string, props: Record<string, unknown>, custom = true) =>
     forceFieldOwnership({ type, name: "x", custom, props, opts: {} }) as { props: Record<string, unknown> } | undefined;

@@ -1,17 +1,17 @@
 // Pure helpers: kubeconfigs, kind config, Helm values, Secret payloads, CRD copies, overrides, waiting.
 import * as YAML from "yaml";
 import { IrisClusterConfig } from "../../components/config";
-import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/crd-mirror";
-import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components/federated-iris";
-import { gkeTopology } from "../../components/gke-cluster";
-import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada";
-import { joinNames } from "../../components/karmada-member";
-import { describeError, waitForObject } from "../../components/kube-read";
-import { gkeKubeconfig, serverOf, withServer } from "../../components/kubeconfig";
-import { defaultSubnets, kindInternalEndpoint, renderKindConfig } from "../../components/kind-config";
-import { dockerConfigJson } from "../../components/secret-data";
-import { secretStringData } from "../../components/secret-sync";
-import { mergeValues } from "../../components/values";
+import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/karmada/crd-mirror";
+import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components/federation/federated-iris";
+import { gkeTopology } from "../../components/clusters/gke-cluster";
+import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada/control-plane";
+import { joinNames } from "../../components/karmada/member";
+import { describeError, waitForObject } from "../../components/live/kube-read";
+import { gkeKubeconfig, serverOf, withServer } from "../../components/common/kubeconfig";
+import { defaultSubnets, kindInternalEndpoint, renderKindConfig } from "../../components/clusters/kind-config";
+import { dockerConfigJson } from "../../components/common/secret-data";
+import { secretStringData } from "../../components/federation/secret-sync";
+import { mergeValues } from "../../components/common/values";
 import { fakeKubeconfig, LIVE_IRIS_CRD } from "../support/mocks";
 
 describe("kubeconfig", () => {

@@ -1,6 +1,6 @@
 // Whether a federated IrisCluster runs everywhere it is placed, and the wait `pulumi up` does for it.
-import { KubeObject } from "../../components/kube-read";
-import { KarmadaView, notRunningMessage, runningReport, waitUntilRunning } from "../../components/iris-running";
+import { KubeObject } from "../../components/live/kube-read";
+import { KarmadaView, notRunningMessage, runningReport, waitUntilRunning } from "../../components/live/iris-running";
 
 const template = (clusters?: unknown): KubeObject => ({ kind: "IrisCluster", status: clusters === undefined ? undefined : { phase: "x", clusters } });
 /** What the waiter reads: the template, and (optionally) the members' Karmada Clusters. */

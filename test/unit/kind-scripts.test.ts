@@ -1,7 +1,7 @@
 // The create and delete scripts a KindCluster registers, taken from the registered Command and run
 // under bash and under sh (the command provider runs `/bin/sh -c`) with the stand-in kind and docker.
 import * as YAML from "yaml";
-import { KindCluster } from "../../components/kind-cluster";
+import { KindCluster } from "../../components/clusters/kind-cluster";
 import { MockRun } from "../support/mocks";
 import { StandinHost } from "../support/standins";
 

@@ -23,5 +23,5 @@ test("the program's modules load without @pulumi/gcp", () => {
 });
 
 test("the GKE component does load @pulumi/gcp (so the check above can see it)", () => {
-    expect(packagesLoadedBy("./components/gke-cluster")).toContain("@pulumi/gcp");
+    expect(packagesLoadedBy("./components/clusters/gke-cluster")).toContain("@pulumi/gcp");
 });

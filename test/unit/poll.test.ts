@@ -1,6 +1,6 @@
 // The one polling loop: stops on a result, retries "not yet" and errors, sleeps the interval
 // between attempts and gives up at the deadline with the caller's error, built from the last attempt.
-import { poll } from "../../components/poll";
+import { poll } from "../../components/live/poll";
 
 /** A fake clock that only sleep advances; records every sleep. */
 const clock = (start = 1_000) => {

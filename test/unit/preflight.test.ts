@@ -17,7 +17,7 @@ import {
     PreflightError,
     preflightPlan,
     probePortSync,
-} from "../../components/preflight";
+} from "../../components/checks/preflight";
 import { loadFleetConfig } from "../../components/config";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, FIXTURE_CHART, MockRun, stackConfig } from "../support/mocks";

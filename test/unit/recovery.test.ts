@@ -11,7 +11,7 @@ import {
     StateDeployment,
     tornSidecars,
     undeletableReleaseNames,
-} from "../../components/recovery";
+} from "../../components/recovery/decisions";
 
 const PROVIDER = "urn:pulumi:dev::kamino::kamino:index:Fleet$kamino:index:ExistingCluster$pulumi:providers:kubernetes::ikoclone-k8s";
 const RELEASE = "urn:pulumi:dev::kamino::kamino:index:Fleet$kamino:index:IrisOperator$kubernetes:helm.sh/v3:Release::ikoclone-iko-iko";

@@ -8,7 +8,7 @@
 //                     garbagecollector), Karmada CRD bases, namespaces, karmada-aggregated-apiserver
 //                     behind APIService v1alpha1.cluster.karmada.io, karmada-webhook with webhook
 //                     configurations, karmada-controller-manager, karmada-scheduler; with the flags
-//                     Kamino sets through Karmada's chart for failover (components/failover.ts)
+//                     Kamino sets through Karmada's chart for failover (components/karmada/failover.ts)
 //
 // Everything lives in one temp dir (certificates, kubeconfigs, etcd data, one log per process) that
 // stop() removes unless KAMINO_KEEP_HARNESS=1. A start() that fails part-way stops what it started.
@@ -34,7 +34,7 @@ import { probe } from "./probes";
 import { ManagedProcess, ProcessSupervisor } from "./processes";
 import { waitFor } from "./wait";
 import { KAMINO_FEATURE_GATES } from "../../../components/config";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/failover";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/karmada/failover";
 
 /** Where Karmada's CRD bases are: `../shared` beside the repository, as in CI. */
 export const DEFAULT_KARMADA_CRD_DIR = path.resolve(REPO_ROOT, "../shared/schemas/karmada/crds-v1.15.9");
@@ -354,7 +354,7 @@ export class LoopbackFleet {
 
     /**
      * Karmada's chart runs karmada-controller-manager as a Deployment in karmada-system on the host,
-     * where Kamino reads its flags for an existing Karmada (components/failover-readiness.ts). The
+     * where Kamino reads its flags for an existing Karmada (components/checks/failover-readiness.ts). The
      * host has no nodes nor Deployment controller: this Deployment only records the command line of
      * the process that really runs, so that the check reads the flags the fleet actually has. A test
      * may record another command line, to play a Karmada whose owner left a flag out.

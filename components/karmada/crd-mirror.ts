@@ -2,7 +2,7 @@
 // its chart ships none) into the Karmada API, so Karmada accepts resource templates of that kind.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { crdPath, KubeObject, kubeReader, waitForObject } from "./kube-read";
+import { crdPath, KubeObject, kubeReader, waitForObject } from "../live/kube-read";
 
 /** Reads a live CRD, waiting for it to appear. */
 export type CrdReader = (kubeconfig: string, crdName: string, timeoutSeconds: number) => Promise<KubeObject>;

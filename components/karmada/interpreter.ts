@@ -3,7 +3,7 @@
 // status, and the ConfigMap and Secrets it names would need placements of their own.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { IrisCluster } from "./crds";
+import { IrisCluster } from "../crds";
 
 /**
  * Unhealthy only when IKO reports a failure: phase Failed or Error. Karmada's application failover

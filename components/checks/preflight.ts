@@ -6,7 +6,7 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
-import { CONFIG_NAMESPACE, FleetConfig } from "./config";
+import { CONFIG_NAMESPACE, FleetConfig } from "../config";
 
 /**
  * The oldest kind Kamino accepts. Every kind config field Kamino writes (v1alpha4 `nodes[].role`,

@@ -2,7 +2,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { serverOf } from "./kubeconfig";
+import { serverOf } from "../common/kubeconfig";
 
 /** Arguments of an ExistingCluster. */
 export interface ExistingClusterArgs {

@@ -3,8 +3,8 @@
 // "no matches for kind", naming no file. Karmada's API is the one asked; a member that lacks a kind
 // Karmada has is reported by Karmada itself, in the object's ResourceBinding and Work (the apply
 // fails there), which docs/configuration.md tells the user to read.
-import { CONFIG_NAMESPACE, manifestObjectId, ManifestConfig, ManifestObject } from "./config";
-import { ApiResource, apiResources } from "./kube-read";
+import { CONFIG_NAMESPACE, manifestObjectId, ManifestConfig, ManifestObject } from "../config";
+import { ApiResource, apiResources } from "../live/kube-read";
 
 /** The kinds the Karmada API serves in one group version (undefined: not served at all); injected so tests can answer. */
 export type DiscoveryLookup = (apiVersion: string) => Promise<ApiResource[] | undefined>;

@@ -4,10 +4,10 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { ConfigMapConfig } from "./config";
-import { PropagationPolicy } from "./crds";
+import { ConfigMapConfig } from "../config";
+import { PropagationPolicy } from "../crds";
 import { everySelectedMember } from "./federated-iris";
-import { inheritedDependsOn } from "./options";
+import { inheritedDependsOn } from "../common/options";
 
 /** Label on every ConfigMap Kamino creates in Karmada. */
 export const KAMINO_CONFIG_MAP_LABEL = { "kamino.io/config-map": "true" };

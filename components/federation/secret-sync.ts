@@ -2,11 +2,11 @@
 // instead of `kubectl get secret -o yaml | kubectl apply` per cluster.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { SecretConfig } from "./config";
-import { PropagationPolicy } from "./crds";
+import { SecretConfig } from "../config";
+import { PropagationPolicy } from "../crds";
 import { everySelectedMember } from "./federated-iris";
-import { inheritedDependsOn } from "./options";
-import { dockerConfigJson, RegistryCredentials } from "./secret-data";
+import { inheritedDependsOn } from "../common/options";
+import { dockerConfigJson, RegistryCredentials } from "../common/secret-data";
 
 /** Label on every Secret Kamino syncs. */
 export const SYNCED_LABEL = { "kamino.io/synced": "true" };

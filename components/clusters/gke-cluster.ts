@@ -3,7 +3,7 @@
 import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { gkeKubeconfig } from "./kubeconfig";
+import { gkeKubeconfig } from "../common/kubeconfig";
 
 /** Arguments of a GkeCluster. */
 export interface GkeClusterArgs {

@@ -1,7 +1,7 @@
 // What `npm run recover` decides, as pure functions: whether a stack lock belongs to a run that is
 // still alive, which Helm releases of this stack a killed run left half-done and what to remove so
 // Helm can install them again, and which releases stand on a cluster that left the config and can
-// no longer be reached. scripts/recover.ts does the talking (Pulumi CLI, API servers).
+// no longer be reached. commands/recover.ts does the talking (Pulumi CLI, API servers).
 import * as zlib from "zlib";
 
 /** A lock file of a DIY (file, bucket) backend: `.pulumi/locks/<org>/<project>/<stack>/<id>.json`. */

@@ -6,11 +6,11 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import * as path from "path";
-import { DEFAULTS, ManifestConfig, manifestObjectId, ManifestObject } from "./config";
-import { ClusterPropagationPolicy, PropagationPolicy, PropagationSpec, ResourceSelector } from "./crds";
-import { failoverPlacement } from "./failover";
+import { DEFAULTS, ManifestConfig, manifestObjectId, ManifestObject } from "../config";
+import { ClusterPropagationPolicy, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
+import { failoverPlacement } from "../karmada/failover";
 import { everySelectedMember } from "./federated-iris";
-import { inheritedDependsOn } from "./options";
+import { inheritedDependsOn } from "../common/options";
 
 /**
  * The Pulumi type of an object: the token its typed class in @pulumi/kubernetes has

@@ -3,9 +3,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
-import { withServer } from "./kubeconfig";
-import { inheritedDependsOn } from "./options";
-import { mergeValues, Values } from "./values";
+import { withServer } from "../common/kubeconfig";
+import { inheritedDependsOn } from "../common/options";
+import { mergeValues, Values } from "../common/values";
 
 /** Labels `karmadactl join` puts on the objects it creates. */
 export const KARMADA_SYSTEM_LABELS = { "karmada.io/system": "true" };

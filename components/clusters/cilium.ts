@@ -1,7 +1,7 @@
 // Cilium: the CNI of kind clusters (their default CNI is disabled), as a Helm release.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { mergeValues, Values } from "./values";
+import { mergeValues, Values } from "../common/values";
 
 /** Arguments of a Cilium release. */
 export interface CiliumArgs {

@@ -2,8 +2,8 @@
 // shows the join and destroy undoes it.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "./crds";
-import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./karmada";
+import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../crds";
+import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./control-plane";
 import { FULL_RULES, MemberAccessPlan, namespaceObjectRules } from "./member-access";
 
 /** Arguments of a KarmadaMember. */
@@ -66,6 +66,20 @@ export function namespaceRoleName(clusterName: string, namespace: string): strin
     return `${joinNames(clusterName).clusterRole}:${namespace}`;
 }
 
+/** Holds back member rules until removed manifests are cleaned up (KarmadaMemberArgs.narrowAfter). */
+type AfterCleanup = <T>(rules: T) => pulumi.Input<T>;
+
+/** What the join makes on the member for Karmada's controllers. */
+interface MemberIdentity {
+    /** The ServiceAccount Karmada's controllers act as. */
+    serviceAccount: { name: pulumi.Output<string>; namespace: pulumi.Output<string> };
+    /** Its cluster-wide rights. */
+    binding: k8s.rbac.v1.ClusterRoleBinding;
+    /** Its token, and the impersonator's when the plan has one. */
+    token: k8s.core.v1.Secret;
+    impersonatorToken?: k8s.core.v1.Secret;
+}
+
 /** A member cluster joined to Karmada in Push mode. */
 export class KarmadaMember extends pulumi.ComponentResource {
     /** The member's name in Karmada. */
@@ -81,16 +95,22 @@ export class KarmadaMember extends pulumi.ComponentResource {
     constructor(name: string, args: KarmadaMemberArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaMember", name, {}, opts);
         this.clusterName = args.clusterName;
-        const n = joinNames(args.clusterName);
         const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle };
         const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
-        const labels = KARMADA_SYSTEM_LABELS;
-
         const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
         const narrowAfter = args.narrowAfter;
         const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
 
-        // In the member: an identity for Karmada's controllers, its rights and its token.
+        const identity = this.memberIdentity(name, args.clusterName, access, afterCleanup, onMember);
+        this.access = [identity.binding, ...this.namespaceAccess(name, args.clusterName, access, identity.serviceAccount, afterCleanup, onMember)];
+        this.cluster = this.karmadaCluster(name, args, identity, onKarmada);
+        this.registerOutputs({ clusterName: this.clusterName });
+    }
+
+    /** In the member: an identity for Karmada's controllers, its cluster-wide rights and its tokens. */
+    private memberIdentity(name: string, clusterName: string, access: MemberAccessPlan, afterCleanup: AfterCleanup, onMember: pulumi.CustomResourceOptions): MemberIdentity {
+        const n = joinNames(clusterName);
+        const labels = KARMADA_SYSTEM_LABELS;
         const ns = new k8s.core.v1.Namespace(`${name}-member-ns`, { metadata: { name: KARMADA_CLUSTER_NAMESPACE, labels } }, onMember);
         const namespace = ns.metadata.name;
         const sa = new k8s.core.v1.ServiceAccount(`${name}-sa`, { metadata: { name: n.serviceAccount, namespace, labels } }, onMember);
@@ -119,19 +139,32 @@ export class KarmadaMember extends pulumi.ComponentResource {
             );
         const token = tokenSecret("token", n.serviceAccount, sa);
         const impersonatorToken = impersonatorSa ? tokenSecret("impersonator-token", n.impersonator, impersonatorSa) : undefined;
+        return { serviceAccount: { name: sa.metadata.name, namespace }, binding, token, impersonatorToken };
+    }
 
-        // Narrow rights in each namespace Kamino propagates into. Kamino makes the namespace on the
-        // member itself (Karmada's namespace sync adopts it: the template says conflict-resolution
-        // overwrite), so that the Role can exist before Karmada writes there, and the Cluster
-        // depends on it, so that on destroy Karmada cleans up with these rights still in place.
-        // A namespace removed from the config narrows in this order: Karmada's objects, then the
-        // member namespace (its delete waits until the namespace and all in it are gone, and takes
-        // the Role with it: Karmada's informers then see nothing left to delete), then the
-        // ClusterRole naming it.
-        const subjects = [{ kind: "ServiceAccount", name: sa.metadata.name, namespace }];
-        const namespaceBindings = access.namespaces.flatMap((a) => {
+    /**
+     * Narrow rights in each namespace Kamino propagates into. Kamino makes the namespace on the
+     * member itself (Karmada's namespace sync adopts it: the template says conflict-resolution
+     * overwrite), so that the Role can exist before Karmada writes there, and the Cluster
+     * depends on it, so that on destroy Karmada cleans up with these rights still in place.
+     * A namespace removed from the config narrows in this order: Karmada's objects, then the
+     * member namespace (its delete waits until the namespace and all in it are gone, and takes
+     * the Role with it: Karmada's informers then see nothing left to delete), then the
+     * ClusterRole naming it.
+     */
+    private namespaceAccess(
+        name: string,
+        clusterName: string,
+        access: MemberAccessPlan,
+        account: MemberIdentity["serviceAccount"],
+        afterCleanup: AfterCleanup,
+        onMember: pulumi.CustomResourceOptions,
+    ): pulumi.Resource[] {
+        const labels = KARMADA_SYSTEM_LABELS;
+        const subjects = [{ kind: "ServiceAccount", name: account.name, namespace: account.namespace }];
+        return access.namespaces.flatMap((a) => {
             const id = `${name}-access-${a.namespace}`;
-            const roleName = namespaceRoleName(args.clusterName, a.namespace);
+            const roleName = namespaceRoleName(clusterName, a.namespace);
             const memberNs = a.managed ? new k8s.core.v1.Namespace(`${id}-ns`, { metadata: { name: a.namespace } }, onMember) : undefined;
             const inNs: pulumi.CustomResourceOptions = memberNs ? { ...onMember, deletedWith: memberNs } : onMember;
             const target = memberNs ? memberNs.metadata.name : pulumi.output(a.namespace);
@@ -159,9 +192,13 @@ export class KarmadaMember extends pulumi.ComponentResource {
             );
             return [nsBinding, objectBinding];
         });
-        this.access = [binding, ...namespaceBindings];
+    }
 
-        // In the Karmada API: the credentials and the Cluster object.
+    /** In the Karmada API: the member's credentials and its Cluster object. */
+    private karmadaCluster(name: string, args: KarmadaMemberArgs, identity: MemberIdentity, onKarmada: pulumi.CustomResourceOptions): KarmadaCluster {
+        const n = joinNames(args.clusterName);
+        const labels = KARMADA_SYSTEM_LABELS;
+        const { token, impersonatorToken } = identity;
         const credentials = new k8s.core.v1.Secret(
             `${name}-credentials`,
             {
@@ -192,7 +229,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             ...(args.region !== undefined ? { region: args.region } : {}),
             ...(args.zones !== undefined ? { zones: args.zones } : {}),
         };
-        this.cluster = new KarmadaCluster(
+        return new KarmadaCluster(
             `${name}-cluster`,
             // No labels is no `labels` key: the API server drops an empty map, and `labels: {}` then
             // shows as a change in every preview.
@@ -200,6 +237,5 @@ export class KarmadaMember extends pulumi.ComponentResource {
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
             { ...onKarmada, dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])] },
         );
-        this.registerOutputs({ clusterName: this.clusterName });
     }
 }

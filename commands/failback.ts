@@ -1,12 +1,12 @@
 // npm run failback -- <namespace/name> [--stack <stack>]
 //
 // Moves a failover-placed IrisCluster back to the first member of its list, once that member is
-// Ready again (components/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
+// Ready again (components/karmada/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
 // comes from the stack's secret output, read through `pulumi stack output --show-secrets` in this
 // process: it never appears on a command line or on disk.
 import { execFileSync } from "child_process";
-import { failback, FailbackError } from "../components/failback";
-import { kubeRequest } from "../components/kube-read";
+import { failback, FailbackError } from "../components/karmada/failback";
+import { kubeRequest } from "../components/live/kube-read";
 
 function usage(message: string): never {
     process.stderr.write(`${message}\nusage: npm run failback -- <namespace/name> [--stack <stack>]\n`);

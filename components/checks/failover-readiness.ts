@@ -2,10 +2,10 @@
 // failover flags itself when it installs the chart; an existing control plane is configured by its
 // owner, and a ClusterTaintPolicy it is not set up for would never fire. Checked on `up`, before any
 // resource exists, so that the user learns which flag is missing instead of finding out in an outage.
-import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "./config";
-import { ClusterTaintPolicy } from "./crds";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "./failover";
-import { describeError, kubeRequest } from "./kube-read";
+import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "../config";
+import { ClusterTaintPolicy } from "../crds";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "../karmada/failover";
+import { describeError, kubeRequest } from "../live/kube-read";
 
 /** What the check asks the live control plane; injected so that tests can answer. */
 export interface KarmadaProbe {

@@ -3,12 +3,12 @@
 // After a `pulumi up` or `pulumi destroy` that was killed (SIGKILL, a laptop that died), or after a
 // member that is gone for good left the config: brings the stack and the fleet back together, with
 // no environment variable, kubectl or state surgery on the user's side.
-//   0. A file backend's sidecar files that the kill left torn are removed (components/recovery.ts).
+//   0. A file backend's sidecar files that the kill left torn are removed (components/recovery/decisions.ts).
 //   1. The stack lock: removed when the run that took it is over (never while it still runs; one
 //      taken on another machine only with --force-unlock).
-//   2. Helm: a release of this stack left pending by the kill is healed (components/recovery.ts).
+//   2. Helm: a release of this stack left pending by the kill is healed (components/recovery/decisions.ts).
 //   3. Pending operations: `pulumi refresh --clear-pending-creates`. Objects the killed run had
-//      created are taken over by the next apply (components/field-ownership.ts).
+//      created are taken over by the next apply (components/common/field-ownership.ts).
 //   4. `pulumi up` (or, with --destroy, `pulumi destroy`) to the end. Objects on a cluster that is
 //      unreachable and that the program no longer declares are forgotten, not waited for; then a
 //      plain `up` puts the providers' settings back.
@@ -17,7 +17,7 @@ import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { kubeRequest } from "../components/kube-read";
+import { kubeRequest } from "../components/live/kube-read";
 import {
     HELM_RELEASE_TYPE,
     PROVIDER_TYPE,
@@ -31,7 +31,7 @@ import {
     stackReleases,
     undeletableReleaseNames,
     urnName,
-} from "../components/recovery";
+} from "../components/recovery/decisions";
 
 interface Options {
     stack?: string;

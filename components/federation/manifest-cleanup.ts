@@ -4,10 +4,10 @@
 // written (KarmadaMember's narrowAfter), Kamino deletes the templates of objects it made from
 // manifests that are no longer in config and waits until Karmada has removed them from every member
 // (their Works are gone). Pulumi's own delete then finds them gone, which it takes as done.
-import { apiGroup, manifestObjectId } from "./config";
-import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "./kube-read";
+import { apiGroup, manifestObjectId } from "../config";
+import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "../live/kube-read";
 import { KAMINO_MANIFEST_LABEL } from "./manifests";
-import { poll } from "./poll";
+import { poll } from "../live/poll";
 
 /** An object a Work in Karmada holds for a member. */
 export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };

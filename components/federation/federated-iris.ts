@@ -2,12 +2,12 @@
 // clones it onto member clusters, and an OverridePolicy for per-cluster differences.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "./config";
-import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "./crds";
-import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "./failover";
-import { RunningWaiter, waitForRunningMembers } from "./iris-running";
-import { inheritedDependsOn } from "./options";
-import { mergeValues } from "./values";
+import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
+import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
+import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover";
+import { RunningWaiter, waitForRunningMembers } from "../live/iris-running";
+import { inheritedDependsOn } from "../common/options";
+import { mergeValues } from "../common/values";
 
 /** Arguments of a FederatedIrisCluster. */
 export interface FederatedIrisClusterArgs {

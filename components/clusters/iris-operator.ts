@@ -1,10 +1,10 @@
 // IrisOperator: the InterSystems Kubernetes Operator (IKO) from its local Helm chart.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { hashChartDirectory } from "./chart-hash";
-import { dockerConfigJson, RegistryCredentials } from "./secret-data";
-import { inheritedDependsOn } from "./options";
-import { mergeValues, Values } from "./values";
+import { hashChartDirectory } from "../common/chart-hash";
+import { dockerConfigJson, RegistryCredentials } from "../common/secret-data";
+import { inheritedDependsOn } from "../common/options";
+import { mergeValues, Values } from "../common/values";
 
 /** Arguments of an IrisOperator. */
 export interface IrisOperatorArgs {

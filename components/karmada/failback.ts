@@ -3,12 +3,12 @@
 // last observed (the backup's), and a WorkloadRebalancer alone reschedules within that group. So the
 // binding's observed group is reset to the first one, then a WorkloadRebalancer asks for a reschedule.
 // Not part of `pulumi up`, which must not fight Karmada's placement: a command run on purpose
-// (scripts/failback.ts, `npm run failback`).
-import { ClusterAffinity } from "./crds";
+// (commands/failback.ts, `npm run failback`).
+import { ClusterAffinity } from "../crds";
 import { FAILOVER_TAINT } from "./failover";
-import { bindingPath } from "./iris-running";
-import { describeError, KubeObject } from "./kube-read";
-import { poll } from "./poll";
+import { bindingPath } from "../live/iris-running";
+import { describeError, KubeObject } from "../live/kube-read";
+import { poll } from "../live/poll";
 
 /** How failback talks to the Karmada API; the real one is kubeRequest with the Karmada kubeconfig. */
 export type KarmadaRequest = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;

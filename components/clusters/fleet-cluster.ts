@@ -1,0 +1,112 @@
+// One cluster of the fleet, whatever made it (kind, GKE or an existing one), with its add-ons:
+// the step of the Fleet that turns a cluster's config into a provider, a kubeconfig and IKO.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterConfig, FleetConfig } from "../config";
+import { RegistryCredentials } from "../common/secret-data";
+import { Cilium } from "./cilium";
+import { ExistingCluster } from "./existing-cluster";
+import { IrisOperator } from "./iris-operator";
+import { KindCluster } from "./kind-cluster";
+import { defaultSubnets } from "./kind-config";
+
+/** One cluster of the fleet, whatever made it. */
+export interface FleetCluster {
+    /** The cluster as configured. */
+    config: ClusterConfig;
+    /** Provider for objects in it. */
+    provider: k8s.Provider;
+    /** Its kubeconfig for this machine; secret. */
+    kubeconfig: pulumi.Output<string>;
+    /** The API server as Karmada's controllers reach it. */
+    apiEndpoint: pulumi.Output<string>;
+    /** Resource whose deletion deletes the whole cluster (absent for existing clusters). */
+    lifecycle?: pulumi.Resource;
+    /** Karmada region and zones. */
+    region?: string;
+    zones?: string[];
+    /** Its CNI, on kind clusters. */
+    cilium?: Cilium;
+    /** Its IKO release. */
+    irisOperator?: IrisOperator;
+}
+
+/** Where a cluster stands in the fleet, beyond its own config. */
+export interface FleetClusterPlace {
+    /** It hosts the Karmada chart: a kind host maps the Karmada API's NodePort to this machine. */
+    hostsHelmKarmada: boolean;
+    /** Its index among the fleet's kind clusters, which picks its default subnets. */
+    kindIndex: number;
+}
+
+/** The cluster a config entry declares, created (kind, GKE) or adopted (existing). */
+export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: FleetClusterPlace, opts: pulumi.ComponentResourceOptions): FleetCluster {
+    switch (c.provider) {
+        case "kind": {
+            const subnets = defaultSubnets(place.kindIndex);
+            const kind = new KindCluster(
+                c.name,
+                {
+                    kindName: `${cfg.kindNamePrefix}${c.name}`,
+                    workers: c.workers,
+                    nodeImage: c.nodeImage,
+                    podSubnet: c.podSubnet ?? subnets.podSubnet,
+                    serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
+                    // The Karmada API's NodePort must be mapped when the node container is created.
+                    portMappings: place.hostsHelmKarmada
+                        ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
+                        : [],
+                },
+                opts,
+            );
+            return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
+        }
+        case "gke": {
+            // Loaded only by stacks with a GKE cluster: @pulumi/gcp costs every other run ~0.4-1.3 s.
+            const { GkeCluster } = require("./gke-cluster") as typeof import("./gke-cluster");
+            const gke = new GkeCluster(
+                c.name,
+                {
+                    clusterName: c.name,
+                    project: c.project!,
+                    region: c.region,
+                    zone: c.zone,
+                    nodeCount: c.nodeCount,
+                    machineType: c.machineType,
+                    network: c.network,
+                    subnetwork: c.subnetwork,
+                    releaseChannel: c.releaseChannel,
+                    authorizedNetworks: c.authorizedNetworks,
+                },
+                opts,
+            );
+            return { config: c, provider: gke.provider, kubeconfig: gke.kubeconfig, apiEndpoint: gke.apiEndpoint, lifecycle: gke.cluster, region: gke.region, zones: gke.zones };
+        }
+        case "existing": {
+            const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);
+            return { config: c, provider: existing.provider, kubeconfig: existing.kubeconfig, apiEndpoint: existing.apiEndpoint, region: c.region, zones: c.zones };
+        }
+    }
+}
+
+/** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */
+export function installAddOns(cluster: FleetCluster, cfg: FleetConfig, pullCredentials: pulumi.Output<RegistryCredentials> | undefined, parent: pulumi.Resource): void {
+    const addonOpts = { parent, deletedWith: cluster.lifecycle };
+    const cilium = (cluster.cilium =
+        cluster.config.provider === "kind"
+            ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
+            : undefined);
+    cluster.irisOperator = new IrisOperator(
+        `${cluster.config.name}-iko`,
+        {
+            provider: cluster.provider,
+            chartPath: cfg.iko.chartPath,
+            namespace: cfg.iko.namespace,
+            releaseName: cfg.iko.releaseName,
+            values: cfg.iko.values,
+            registryCredentials: pullCredentials,
+            skipAwait: cfg.testing.skipAwait,
+        },
+        { ...addonOpts, dependsOn: cilium ? [cilium.release] : [] },
+    );
+}

@@ -1,0 +1,139 @@
+// The source tree as components/README.md describes it: each folder imports only what its README's
+// "May import" line names, the layers have no cycle, nothing in components reaches up to the Fleet,
+// the commands or the tests, and no file or function grows past what a newcomer can read.
+import * as fs from "fs";
+import * as path from "path";
+import * as ts from "typescript";
+
+const ROOT = path.resolve(__dirname, "../..");
+const COMPONENTS = path.join(ROOT, "components");
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 80;
+
+function tsFiles(dir: string): string[] {
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) return tsFiles(p);
+        return e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [p] : [];
+    });
+}
+
+/** Every relative module a file names: imports, re-exports, require() and import() types. */
+function relativeImports(file: string): string[] {
+    const src = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+    const found: string[] = [];
+    const visit = (n: ts.Node): void => {
+        if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+            found.push(n.moduleSpecifier.text);
+        } else if (ts.isCallExpression(n) && n.arguments.length === 1 && ts.isStringLiteral(n.arguments[0])) {
+            const callee = n.expression.getText(src);
+            if (callee === "require" || n.expression.kind === ts.SyntaxKind.ImportKeyword) found.push(n.arguments[0].text);
+        } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
+            found.push(n.argument.literal.text);
+        }
+        ts.forEachChild(n, visit);
+    };
+    visit(src);
+    return found.filter((s) => s.startsWith("."));
+}
+
+/** The folder of components/ a path lies in ("" for components/ itself, undefined outside it). */
+function layerOf(p: string): string | undefined {
+    const rel = path.relative(COMPONENTS, p);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
+    const parts = rel.split(path.sep);
+    // "../config" names the folder itself (its index.ts).
+    return parts.length > 1 || fs.existsSync(path.join(COMPONENTS, parts[0])) ? parts[0] : "";
+}
+
+function mayImport(folder: string): string[] {
+    const readme = path.join(COMPONENTS, folder, "README.md");
+    const line = fs.readFileSync(readme, "utf8").split("\n").find((l) => l.startsWith("May import:"));
+    if (!line) throw new Error(`${path.relative(ROOT, readme)} has no "May import:" line`);
+    const list = line.slice("May import:".length).replace(/\.$/, "").trim();
+    return list === "nothing" ? [] : list.split(",").map((s) => s.trim());
+}
+
+const folders = fs
+    .readdirSync(COMPONENTS, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+
+describe("components/ layers", () => {
+    test("every folder says what it holds and what it may import, and is in components/README.md", () => {
+        const index = fs.readFileSync(path.join(COMPONENTS, "README.md"), "utf8");
+        for (const f of folders) {
+            expect(mayImport(f).every((m) => folders.includes(m))).toBe(true);
+            expect(index).toContain(`[\`${f}/\`](${f}/README.md)`);
+        }
+    });
+
+    test("the declared layers have no cycle", () => {
+        const state = new Map<string, "visiting" | "done">();
+        const visit = (f: string, trail: string[]): void => {
+            if (state.get(f) === "done") return;
+            if (state.get(f) === "visiting") throw new Error(`import cycle: ${[...trail, f].join(" -> ")}`);
+            state.set(f, "visiting");
+            for (const m of mayImport(f)) visit(m, [...trail, f]);
+            state.set(f, "done");
+        };
+        for (const f of folders) expect(() => visit(f, [])).not.toThrow();
+    });
+
+    test.each(folders)("components/%s imports only what its README allows", (folder) => {
+        const allowed = new Set([folder, ...mayImport(folder)]);
+        const offending = tsFiles(path.join(COMPONENTS, folder)).flatMap((file) =>
+            relativeImports(file)
+                .filter((s) => {
+                    const layer = layerOf(path.resolve(path.dirname(file), s));
+                    return layer === undefined || !allowed.has(layer);
+                })
+                .map((s) => `${path.relative(ROOT, file)} imports ${s}`),
+        );
+        expect(offending).toEqual([]);
+    });
+
+    test("fleet.ts and stack.ts import only components/, and the commands only components/", () => {
+        const outside = [...tsFiles(COMPONENTS).filter((f) => layerOf(f) === ""), ...tsFiles(path.join(ROOT, "commands"))].flatMap((file) =>
+            relativeImports(file)
+                .filter((s) => layerOf(path.resolve(path.dirname(file), s)) === undefined && !path.resolve(path.dirname(file), s).startsWith(path.join(ROOT, "commands")))
+                .map((s) => `${path.relative(ROOT, file)} imports ${s}`),
+        );
+        expect(outside).toEqual([]);
+    });
+
+    test("the check sees an import that breaks the layers", () => {
+        // karmada/failback.ts is known to import live/; live may not import karmada.
+        const failback = path.join(COMPONENTS, "karmada", "failback.ts");
+        expect(relativeImports(failback).map((s) => layerOf(path.resolve(path.dirname(failback), s)))).toContain("live");
+        expect(mayImport("live")).not.toContain("karmada");
+    });
+});
+
+describe("files and functions a newcomer can read", () => {
+    const readable = [...tsFiles(COMPONENTS), ...tsFiles(path.join(ROOT, "commands")), ...tsFiles(path.join(ROOT, "test", "cluster", "harness"))];
+
+    test(`no file under components/, commands/ or the cluster harness over ${MAX_FILE_LINES} lines`, () => {
+        const long = readable
+            .map((f) => [path.relative(ROOT, f), fs.readFileSync(f, "utf8").split("\n").length] as const)
+            .filter(([, n]) => n > MAX_FILE_LINES);
+        expect(long).toEqual([]);
+    });
+
+    test(`no function there over ${MAX_FUNCTION_LINES} lines`, () => {
+        const long: string[] = [];
+        for (const file of readable) {
+            const src = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+            const visit = (n: ts.Node): void => {
+                if (ts.isFunctionLike(n) && "body" in n && n.body) {
+                    const from = src.getLineAndCharacterOfPosition(n.getStart(src)).line;
+                    const to = src.getLineAndCharacterOfPosition(n.end).line;
+                    if (to - from + 1 > MAX_FUNCTION_LINES) long.push(`${path.relative(ROOT, file)}:${from + 1} (${to - from + 1} lines)`);
+                }
+                ts.forEachChild(n, visit);
+            };
+            visit(src);
+        }
+        expect(long).toEqual([]);
+    });
+});
