@@ -9,6 +9,7 @@ import { PulumiProcess, runPulumi, startPulumi } from "../support/pulumi-cli";
 import { CLUSTER_API_VERSION, clusterCondition, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
 import { drawMoments, kaminoObjects, killAt, PHASES, recover, seededRandom } from "./chaos";
 import { loopbackStack, setLicense } from "./loopback-stack";
+import { SuiteReport } from "./scaffold/report";
 
 jest.setTimeout(30 * 60_000);
 
@@ -26,23 +27,13 @@ let fleet: LoopbackFleet;
 let sandbox: EngineSandbox;
 let iko: IkoPlayer;
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
-const report: Record<string, string> = {};
+const report = new SuiteReport("faults");
 const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
 const karmada = () => fleet.karmada.client;
 
-/** Progress on stderr as it happens (jest holds console output until the file ends; this suite is long). */
-const note = (line: string) => process.stderr.write(`[faults ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-
-async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    const t = Date.now();
-    note(`${what} ...`);
-    try {
-        return await fn();
-    } finally {
-        report[what] = `${((Date.now() - t) / 1000).toFixed(1)} s`;
-        note(`${what}: ${report[what]}`);
-    }
-}
+// Progress on stderr as it happens (jest holds console output until the file ends; this suite is long).
+const note = (line: string) => report.note(line);
+const timed = <T>(what: string, fn: () => Promise<T>): Promise<T> => report.timed(what, fn);
 
 /** The CLI, as a user runs it: `pulumi <args>` in the project, with the sandbox's backend. */
 function cli(args: string[], env: Record<string, string> = {}): PulumiProcess {
@@ -91,7 +82,7 @@ beforeAll(async () => {
 }, 10 * 60_000);
 
 afterAll(async () => {
-    console.log(`faults on the loopback fleet:\n${Object.entries(report).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
+    report.print();
     await iko?.stop();
     sandbox?.cleanup();
     await fleet?.stop();
@@ -101,7 +92,7 @@ test("pulumi up killed (SIGKILL) at a random moment: npm run recover converges, 
     const up = cli(["up", "--yes", "--skip-preview"]);
     const kill = await killAt(up, UP_MOMENT);
     note(`up killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`);
-    report["SIGKILL moment"] = `${UP_MOMENT.phase} +${UP_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`;
+    report.record("SIGKILL moment", `${UP_MOMENT.phase} +${UP_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`);
     // The narrowest moment, which a CI run once hit: between truncating the checkpoint's sidecar and
     // writing it (gocloud writes it in place). Every command then says "failed to load checkpoint: EOF".
     fs.writeFileSync(path.join(sandbox.dir, "state/.pulumi/stacks/kamino/faults.json.attrs"), "");
@@ -213,7 +204,7 @@ test("a member lost for good: it leaves by config and npm run recover; then a de
     const destroy = cli(["destroy", "--yes", "--skip-preview"]);
     const kill = await killAt(destroy, DESTROY_MOMENT, true);
     note(`destroy killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`);
-    report["destroy SIGKILL moment"] = `${DESTROY_MOMENT.phase} +${DESTROY_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`;
+    report.record("destroy SIGKILL moment", `${DESTROY_MOMENT.phase} +${DESTROY_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`);
     const rec = await timed("killed destroy: npm run recover --destroy", () => recover(sandbox, "faults", { destroy: true }));
     expectSucceeded(rec);
     expect((((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? [])).toEqual([]);

@@ -20,6 +20,11 @@ export interface LoopbackStackOptions {
      */
     irisClustersFrom?: string;
     /**
+     * Member names of that stack file played by other members of the fleet, e.g. `{ ikodr: "ikoclone2" }`
+     * on the shared two-member fleet: placements name the fleet's member instead.
+     */
+    playedBy?: Record<string, string>;
+    /**
      * The IrisClusters name the synced Secret as their license (`licenseKeySecret`), so it is one
      * of their dependencies: it sits in their namespace and goes only where they go. Default: a
      * fleet-wide Secret in `iris` that no IrisCluster names.
@@ -45,7 +50,11 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
         "kamino:testing": { skipAwait: true },
         "kamino:irisClusters": dev["kamino:irisClusters"].map((i: Record<string, unknown>) => ({
             ...i,
-            ...(opts.irisClustersFrom ? {} : { placement: { clusterLabels: { lab: "loopback" } } }),
+            ...(opts.irisClustersFrom
+                ? i.placement
+                    ? { placement: playedBy(i.placement as Record<string, unknown>, opts.playedBy ?? {}) }
+                    : {}
+                : { placement: { clusterLabels: { lab: "loopback" } } }),
             runningTimeoutSeconds: opts.runningTimeoutSeconds ?? 180,
             ...(opts.licensed ? { licenseKeySecret: secretName } : {}),
         })),
@@ -53,6 +62,12 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
     });
     await setLicense(stack, LICENSE);
     return stack;
+}
+
+/** A placement whose `clusterNames` name the fleet's members that play the stack file's clusters. */
+function playedBy(placement: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
+    const clusterNames = placement.clusterNames as string[] | undefined;
+    return clusterNames ? { ...placement, clusterNames: clusterNames.map((n) => names[n] ?? n) } : placement;
 }
 
 /** Sets (or rotates) the synced license Secret's value. */

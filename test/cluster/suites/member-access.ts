@@ -1,16 +1,18 @@
-// Least privilege on the loopback fleet (its member API servers enforce RBAC): with the default
+// Least privilege on the shared two-member fleet (its member API servers enforce RBAC): with the default
 // `kamino:karmada.memberAccess: narrow`, `up` propagates, each member's API server answers a table
 // of SubjectAccessReviews for Karmada's identity as docs/security.md says, a new namespace widens the
 // rules in the same `up` and a removed one narrows them, `destroy` unjoins, and
 // karmada-controller-manager logs no `forbidden` from first `up` to `destroy`.
 import * as fs from "fs";
-import { EngineSandbox, toolchainPath } from "../support/engine";
-import { CLUSTER_API_VERSION, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
-import { loopbackStack } from "./loopback-stack";
+import { EngineSandbox } from "../../support/engine";
+import { CLUSTER_API_VERSION, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
+import { loopbackStack } from "../loopback-stack";
+import { SuiteReport } from "../scaffold/report";
+import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
 
-jest.setTimeout(30 * 60_000);
-
-const MEMBERS = ["ikoclone", "ikoclone2"];
+/** The members of the shared fleet. */
+export const MEMBER_ACCESS_MEMBERS = ["ikoclone", "ikoclone2"];
+const MEMBERS = MEMBER_ACCESS_MEMBERS;
 const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 const SECRET = resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" });
@@ -18,10 +20,12 @@ const EXTRA_SECRET = resourcePath("v1", "secrets", { namespace: "extra", name: "
 
 let fleet: LoopbackFleet;
 let sandbox: EngineSandbox;
-let iko: IkoPlayer;
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
+let report: SuiteReport;
+/** How much of karmada-controller-manager's log there was when the suite began (the fleet is shared). */
+let logOffset = 0;
 const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
-const note = (line: string) => process.stderr.write(`[member-access ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const note = (line: string) => report.note(line);
 
 /** One question to a member's API server about Karmada's identity there. */
 interface Action {
@@ -112,12 +116,18 @@ async function tableMismatches(extraAllowed: [string, Action][] = [], extraDenie
     return wrong;
 }
 
-/** Lines of karmada-controller-manager's log that say `forbidden`. */
-function forbiddenLines(): string[] {
+function controllerManagerLog(): string {
     const cm = fleet.processes.find((p) => p.spec.name === "karmada-controller-manager");
     if (!cm) throw new Error("no karmada-controller-manager process in the harness");
+    return cm.logPath;
+}
+
+/** Lines of karmada-controller-manager's log, since the suite began, that say `forbidden`. */
+function forbiddenLines(): string[] {
     return fs
-        .readFileSync(cm.logPath, "utf8")
+        .readFileSync(controllerManagerLog())
+        .subarray(logOffset)
+        .toString("utf8")
         .split("\n")
         .filter((l) => /forbidden/i.test(l));
 }
@@ -136,86 +146,82 @@ const EXTRA_SECRETS = [
     { name: "extra-secret", namespace: "extra", fromConfig: "extraValues" },
 ];
 
-beforeAll(async () => {
-    fleet = new LoopbackFleet({ hostName: "ikofett", members: MEMBERS });
-    await fleet.start();
-    iko = new IkoPlayer(fleet.members, 1000).start();
-    sandbox = new EngineSandbox(toolchainPath("engine"));
-    stack = await loopbackStack(sandbox, fleet, "access", { runningTimeoutSeconds: 120 });
-}, 10 * 60_000);
+/** The member-access suite's tests, on the shared fleet. */
+export function memberAccessSuite(shared: SharedFleet): void {
+    const suite = onSharedFleet(shared, "member-access", { stacks: () => [stack] });
+    beforeAll(async () => {
+        ({ fleet, sandbox, report } = suite);
+        logOffset = fs.statSync(controllerManagerLog()).size;
+        stack = await loopbackStack(sandbox, fleet, "access", { runningTimeoutSeconds: 120 });
+    }, 10 * 60_000);
 
-afterAll(async () => {
-    await iko?.stop();
-    sandbox?.cleanup();
-    await fleet?.stop();
-});
+    test("up with the default narrow rules propagates, and each member answers the access table", async () => {
+        const t = Date.now();
+        await stack.up();
+        note(`up: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        for (const m of MEMBERS) {
+            await waitFor(`federated-iris on ${m}`, async () => ((await member(m).get(IRIS)) ? true : undefined), WAIT);
+            await waitFor(`license Secret on ${m}`, async () => ((await member(m).get(SECRET)) ? true : undefined), WAIT);
+            await waitFor(`every Work Applied on ${m}`, async () => {
+                const bad = await unappliedWorks(m);
+                if (bad.length) throw new Error(bad.join("; "));
+                return true;
+            }, WAIT);
+            // No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push.
+            expect(await member(m).get(resourcePath("v1", "serviceaccounts", { namespace: "karmada-cluster", name: "karmada-impersonator" }))).toBeUndefined();
+            expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: "karmada-impersonator" }))).toBeUndefined();
+            const cluster = await fleet.karmada.client.get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
+            expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
+        }
+        expect(await tableMismatches()).toEqual([]);
+        // Karmada asked nothing it was refused, and the next `up` changes nothing.
+        expect(forbiddenLines()).toEqual([]);
+        const again = await stack.up();
+        expect(Object.entries(again.summary.resourceChanges ?? {}).filter(([op]) => op !== "same")).toEqual([]);
+    });
 
-test("up with the default narrow rules propagates, and each member answers the access table", async () => {
-    const t = Date.now();
-    await stack.up();
-    note(`up: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const m of MEMBERS) {
-        await waitFor(`federated-iris on ${m}`, async () => ((await member(m).get(IRIS)) ? true : undefined), WAIT);
-        await waitFor(`license Secret on ${m}`, async () => ((await member(m).get(SECRET)) ? true : undefined), WAIT);
-        await waitFor(`every Work Applied on ${m}`, async () => {
-            const bad = await unappliedWorks(m);
-            if (bad.length) throw new Error(bad.join("; "));
-            return true;
-        }, WAIT);
-        // No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push.
-        expect(await member(m).get(resourcePath("v1", "serviceaccounts", { namespace: "karmada-cluster", name: "karmada-impersonator" }))).toBeUndefined();
-        expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: "karmada-impersonator" }))).toBeUndefined();
-        const cluster = await fleet.karmada.client.get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
-        expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
-    }
-    expect(await tableMismatches()).toEqual([]);
-    // Karmada asked nothing it was refused, and the next `up` changes nothing.
-    expect(forbiddenLines()).toEqual([]);
-    const again = await stack.up();
-    expect(Object.entries(again.summary.resourceChanges ?? {}).filter(([op]) => op !== "same")).toEqual([]);
-});
+    test("a new Secret namespace widens the rules in the same up; removing it narrows them after Karmada cleaned up", async () => {
+        const inExtra: [string, Action][] = [
+            ["create Secret in extra", { verb: "create", resource: "secrets", namespace: "extra" }],
+            ["delete namespace extra", { verb: "delete", resource: "namespaces", name: "extra" }],
+        ];
+        expect(await tableMismatches([], inExtra)).toEqual([]);
+        await stack.setConfig("kamino:extraValues", { value: JSON.stringify({ token: "t0" }), secret: true });
+        await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS) });
+        let t = Date.now();
+        await stack.up();
+        note(`up adding namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        for (const m of MEMBERS) await waitFor(`extra-secret on ${m}`, async () => ((await member(m).get(EXTRA_SECRET)) ? true : undefined), WAIT);
+        expect(await tableMismatches(inExtra)).toEqual([]);
+        expect(forbiddenLines()).toEqual([]);
 
-test("a new Secret namespace widens the rules in the same up; removing it narrows them after Karmada cleaned up", async () => {
-    const inExtra: [string, Action][] = [
-        ["create Secret in extra", { verb: "create", resource: "secrets", namespace: "extra" }],
-        ["delete namespace extra", { verb: "delete", resource: "namespaces", name: "extra" }],
-    ];
-    expect(await tableMismatches([], inExtra)).toEqual([]);
-    await stack.setConfig("kamino:extraValues", { value: JSON.stringify({ token: "t0" }), secret: true });
-    await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS) });
-    let t = Date.now();
-    await stack.up();
-    note(`up adding namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const m of MEMBERS) await waitFor(`extra-secret on ${m}`, async () => ((await member(m).get(EXTRA_SECRET)) ? true : undefined), WAIT);
-    expect(await tableMismatches(inExtra)).toEqual([]);
-    expect(forbiddenLines()).toEqual([]);
+        await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS.slice(0, 1)) });
+        await stack.removeConfig("kamino:extraValues");
+        t = Date.now();
+        await stack.up();
+        note(`up removing namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        for (const m of MEMBERS) {
+            await waitFor(`namespace extra gone from ${m}`, async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true), WAIT);
+            await waitFor(`every Work Applied on ${m}`, async () => {
+                const bad = await unappliedWorks(m);
+                if (bad.length) throw new Error(bad.join("; "));
+                return true;
+            }, WAIT);
+        }
+        expect(await tableMismatches([], inExtra)).toEqual([]);
+        expect(forbiddenLines()).toEqual([]);
+    });
 
-    await stack.setConfig("kamino:secrets", { value: JSON.stringify(EXTRA_SECRETS.slice(0, 1)) });
-    await stack.removeConfig("kamino:extraValues");
-    t = Date.now();
-    await stack.up();
-    note(`up removing namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const m of MEMBERS) {
-        await waitFor(`namespace extra gone from ${m}`, async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true), WAIT);
-        await waitFor(`every Work Applied on ${m}`, async () => {
-            const bad = await unappliedWorks(m);
-            if (bad.length) throw new Error(bad.join("; "));
-            return true;
-        }, WAIT);
-    }
-    expect(await tableMismatches([], inExtra)).toEqual([]);
-    expect(forbiddenLines()).toEqual([]);
-});
-
-test("destroy unjoins every member with the narrow rules, and Karmada was never refused", async () => {
-    const t = Date.now();
-    await stack.destroy();
-    note(`destroy: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const m of MEMBERS) {
-        expect(await fleet.karmada.client.get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
-        expect(await member(m).get(IRIS)).toBeUndefined();
-        expect(await member(m).get(resourcePath("v1", "namespaces", { name: "iris" }))).toBeUndefined();
-        expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `karmada-controller-manager:karmada-${m}` }))).toBeUndefined();
-    }
-    expect(forbiddenLines()).toEqual([]);
-});
+    test("destroy unjoins every member with the narrow rules, and Karmada was never refused", async () => {
+        const t = Date.now();
+        await stack.destroy();
+        note(`destroy: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        for (const m of MEMBERS) {
+            expect(await fleet.karmada.client.get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
+            expect(await member(m).get(IRIS)).toBeUndefined();
+            expect(await member(m).get(resourcePath("v1", "namespaces", { name: "iris" }))).toBeUndefined();
+            expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `karmada-controller-manager:karmada-${m}` }))).toBeUndefined();
+        }
+        expect(forbiddenLines()).toEqual([]);
+    });
+}
