@@ -1,5 +1,5 @@
 // The real Pulumi engine previews Kamino offline: the CLI, the Node.js language host and the
-// kubernetes provider built from Go modules (scripts/toolchain.sh), a file backend, passphrase
+// kubernetes provider built from Go modules (toolchain/build.sh), a file backend, passphrase
 // secrets, no plugin downloads, no update checks.
 //
 // What this machine cannot preview, and why (each is asserted below, not skipped):

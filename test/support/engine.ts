@@ -1,5 +1,5 @@
 // The real Pulumi engine for tests: the CLI, language host and providers built from Go modules
-// by scripts/toolchain.sh, a copy of the project in a temp dir, a file backend, passphrase
+// by toolchain/build.sh, a copy of the project in a temp dir, a file backend, passphrase
 // secrets, and nothing that reaches the network.
 import { EngineEvent, LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import { execFileSync } from "child_process";
@@ -13,12 +13,12 @@ export const REPO = path.resolve(__dirname, "../..");
 export function toolchainPath(...groups: string[]): string {
     let out: string;
     try {
-        out = execFileSync(path.join(REPO, "scripts/toolchain.sh"), ["--print-path", ...groups], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+        out = execFileSync(path.join(REPO, "toolchain/build.sh"), ["--print-path", ...groups], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     } catch (e) {
-        throw new Error(`the Go-built toolchain is missing; run 'scripts/toolchain.sh ${groups.join(" ")}' (${(e as Error).message})`);
+        throw new Error(`the Go-built toolchain is missing; run 'toolchain/build.sh ${groups.join(" ")}' (${(e as Error).message})`);
     }
     for (const dir of out.split(":")) {
-        if (!fs.existsSync(dir)) throw new Error(`toolchain directory ${dir} does not exist; run 'scripts/toolchain.sh ${groups.join(" ")}'`);
+        if (!fs.existsSync(dir)) throw new Error(`toolchain directory ${dir} does not exist; run 'toolchain/build.sh ${groups.join(" ")}'`);
     }
     return out;
 }

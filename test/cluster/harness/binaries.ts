@@ -1,4 +1,4 @@
-// Where the Go programs the fleet runs are: the bin dirs `scripts/toolchain.sh --print-path cluster`
+// Where the Go programs the fleet runs are: the bin dirs `toolchain/build.sh --print-path cluster`
 // prints (built from the Go module proxy into ~/.cache/kamino), or KAMINO_CLUSTER_PATH (a
 // colon-separated list of dirs) to use binaries from elsewhere.
 import { execFileSync } from "child_process";
@@ -24,7 +24,7 @@ export type Binaries = Record<BinaryName, string>;
 function searchDirs(): string[] {
     const fromEnv = process.env.KAMINO_CLUSTER_PATH;
     if (fromEnv) return fromEnv.split(":").filter(Boolean);
-    const script = path.join(REPO_ROOT, "scripts", "toolchain.sh");
+    const script = path.join(REPO_ROOT, "toolchain", "build.sh");
     try {
         const out = execFileSync(script, ["--print-path", "cluster"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
         return out.trim().split(":").filter(Boolean);
@@ -52,7 +52,7 @@ export function findBinaries(): Binaries {
     }
     if (missing.length) {
         throw new Error(
-            `missing ${missing.join(", ")} in ${dirs.join(":") || "(no dirs)"}; build them with \`scripts/toolchain.sh cluster\` ` +
+            `missing ${missing.join(", ")} in ${dirs.join(":") || "(no dirs)"}; build them with \`toolchain/build.sh cluster\` ` +
                 "(or point KAMINO_CLUSTER_PATH at dirs holding them)",
         );
     }

@@ -53,7 +53,7 @@ export interface LoopbackFleetOptions {
     tmpRoot?: string;
     /** Keep the temp dir after stop(). Default: KAMINO_KEEP_HARNESS=1. */
     keep?: boolean;
-    /** Binaries; default: found through scripts/toolchain.sh --print-path cluster. */
+    /** Binaries; default: found through toolchain/build.sh --print-path cluster. */
     binaries?: Binaries;
     /** Dir of Karmada CRD YAML files. Default: KAMINO_KARMADA_CRDS or DEFAULT_KARMADA_CRD_DIR. */
     karmadaCrdDir?: string;

