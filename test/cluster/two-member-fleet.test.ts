@@ -1,7 +1,9 @@
 // The suites that need a host and two members share one loopback fleet instead of starting one each
 // (test/cluster/scaffold/shared-fleet.ts): each has its own stack, sandbox and IKO player, and leaves
 // the fleet as it found it, which its tear-down checks, so that the next one passes or fails on its
-// own. Failover goes last: it stops a member's API server. Run one with `-t "<describe name>"`.
+// own. Preview diffs go last: they stop every API server, after which Karmada's controllers take a
+// minute or more to tear a stack down, and the last suite's stack goes with the fleet instead.
+// Run one with `-t "<describe name>"`.
 import { DEPENDENCIES_MEMBERS, dependenciesSuite } from "./suites/dependencies";
 import { FAILOVER_MEMBERS, failoverSuite } from "./suites/failover";
 import { MEMBER_ACCESS_MEMBERS, memberAccessSuite } from "./suites/member-access";
@@ -19,5 +21,5 @@ test("every suite here expects the shared fleet's members", () => {
 
 describe("member access", () => memberAccessSuite(shared));
 describe("dependencies", () => dependenciesSuite(shared));
-describe("preview diffs", () => previewDiffSuite(shared));
 describe("failover", () => failoverSuite(shared));
+describe("preview diffs", () => previewDiffSuite(shared));

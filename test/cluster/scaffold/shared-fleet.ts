@@ -1,7 +1,8 @@
 // One loopback fleet shared by the suites of one test file (started before the first suite, stopped
 // after the last), and what each suite does with it: its own IKO player and engine sandbox, and at
-// its end the fleet left as it found it (API servers answering, its stack destroyed, no object of
-// its run left on any API server), so that the next suite passes or fails on its own.
+// its end, if another suite follows, the fleet left as it found it (API servers answering, its stack
+// destroyed, no object of its run left on any API server), so that the next suite passes or fails
+// on its own. After the last suite the fleet is stopped instead.
 import { Stack } from "@pulumi/pulumi/automation";
 import { EngineSandbox, toolchainPath } from "../../support/engine";
 import { ApiServer, IkoPlayer, KubeObject, LoopbackFleet, LoopbackFleetOptions, waitFor } from "../harness";
@@ -10,11 +11,14 @@ import { SuiteReport } from "./report";
 /** A fleet started by `sharedFleet`; `fleet` throws if its start failed. */
 export interface SharedFleet {
     readonly fleet: LoopbackFleet;
+    /** Registers a suite; returns whether another suite was registered after it (asked at its end). */
+    register(): () => boolean;
 }
 
 /** One fleet for every suite of the calling test file: registers its start and stop. */
 export function sharedFleet(options: LoopbackFleetOptions): SharedFleet {
     let started: LoopbackFleet | undefined;
+    let suites = 0;
     beforeAll(async () => {
         const t = Date.now();
         const fleet = new LoopbackFleet(options);
@@ -29,6 +33,10 @@ export function sharedFleet(options: LoopbackFleetOptions): SharedFleet {
         get fleet(): LoopbackFleet {
             if (!started) throw new Error("the shared loopback fleet did not start (see its beforeAll)");
             return started;
+        },
+        register() {
+            const index = suites++;
+            return () => index < suites - 1;
         },
     };
 }
@@ -51,10 +59,12 @@ export interface FleetSuiteOptions {
 
 /**
  * Registers a suite's set-up and tear-down on a shared fleet: an IKO player and a sandbox of its
- * own, and at the end its stacks destroyed and the fleet as the suite found it (checked).
+ * own, and at the end, when another suite follows, its stacks destroyed and the fleet as the suite
+ * found it (checked).
  */
 export function onSharedFleet(shared: SharedFleet, name: string, options: FleetSuiteOptions): FleetSuite {
     const report = new SuiteReport(name);
+    const followed = shared.register();
     let sandbox: EngineSandbox | undefined;
     let iko: IkoPlayer | undefined;
     let before: Fingerprint | undefined;
@@ -66,9 +76,10 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
     afterAll(async () => {
         report.print();
         try {
+            await iko?.stop();
+            if (!followed()) return;
             await restartStoppedApiServers(shared.fleet, report);
             for (const stack of options.stacks()) if (stack) await destroyLeftovers(stack, report);
-            await iko?.stop();
             if (before) await expectAsFound(shared.fleet, before);
         } finally {
             sandbox?.cleanup();
