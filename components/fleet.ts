@@ -241,7 +241,7 @@ export class Fleet extends pulumi.ComponentResource {
         const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
         return this.karmada.kubeconfig.apply(async (kubeconfig) => {
             try {
-                const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep);
+                const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, { onProgress: (line) => pulumi.log.info(line, this, undefined, true) });
                 if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, this);
             } catch (e) {
                 pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, this);

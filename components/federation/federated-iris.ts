@@ -6,6 +6,7 @@ import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
 import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
 import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover";
 import { RunningWaiter, waitForRunningMembers } from "../live/iris-running";
+import { formatAge } from "../live/progress";
 import { inheritedDependsOn } from "../common/options";
 import { mergeValues } from "../common/values";
 
@@ -185,9 +186,19 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             const wait = args.waitForRunning ?? waitForRunningMembers;
             const id = `${c.namespace}/${c.name}`;
             const kubeconfig = args.karmadaKubeconfig;
+            // While it waits, Pulumi's display shows on this component what the members report, each
+            // time that changes (ephemeral: the live display's status); once it runs, one line says where.
+            const progress = (line: string) => pulumi.log.info(line, this, undefined, true);
             this.running = new Promise<string[]>((resolve, reject) => {
                 pulumi.all([this.template.id, kubeconfig]).apply(([, kc]) => {
-                    wait(kc, id, this.targetClusters, c.runningTimeoutSeconds, c.placement.mode).then(resolve, (e: Error) => reject(new pulumi.ResourceError(e.message, this.template, true)));
+                    const started = Date.now();
+                    wait(kc, id, this.targetClusters, c.runningTimeoutSeconds, c.placement.mode, progress).then(
+                        (members) => {
+                            pulumi.log.info(`IrisCluster ${id} runs on ${members.join(", ")} (waited ${formatAge((Date.now() - started) / 1000)})`, this);
+                            resolve(members);
+                        },
+                        (e: Error) => reject(new pulumi.ResourceError(e.message, this.template, true)),
+                    );
                 });
             });
         }

@@ -8,6 +8,7 @@ import { apiGroup, manifestObjectId } from "../config";
 import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "../live/kube-read";
 import { KAMINO_MANIFEST_LABEL } from "./manifests";
 import { poll } from "../live/poll";
+import { ProgressSink, WaitProgress } from "../live/progress";
 
 /** An object a Work in Karmada holds for a member. */
 export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
@@ -24,6 +25,8 @@ export interface KarmadaWorks {
 export interface CleanupOptions {
     timeoutSeconds?: number;
     intervalSeconds?: number;
+    /** Where a line goes each time the count of Works still holding the objects changes. */
+    onProgress?: ProgressSink;
     now?: () => number;
     sleep?: (ms: number) => Promise<void>;
 }
@@ -43,9 +46,11 @@ export async function removeDroppedManifestObjects(karmada: KarmadaWorks, keep: 
     if (dropped.size === 0) return [];
     for (const o of dropped.values()) await karmada.deleteTemplate(o);
     const timeoutSeconds = opts.timeoutSeconds ?? 120;
+    const progress = new WaitProgress(opts.onProgress, opts.now);
     await poll(
         async () => {
             const left = (await karmada.workObjects()).filter((o) => dropped.has(idOf(o)));
+            if (left.length > 0) progress.update(`waiting for Karmada to take ${[...dropped.keys()].join(", ")} off the members: ${left.length} Work(s) left`);
             return left.length === 0 ? true : undefined;
         },
         {

@@ -3,13 +3,14 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { crdPath, KubeObject, kubeReader, waitForObject } from "../live/kube-read";
+import { formatAge, ProgressSink } from "../live/progress";
 
-/** Reads a live CRD, waiting for it to appear. */
-export type CrdReader = (kubeconfig: string, crdName: string, timeoutSeconds: number) => Promise<KubeObject>;
+/** Reads a live CRD, waiting for it to appear; `onProgress` gets a line each time the answer changes. */
+export type CrdReader = (kubeconfig: string, crdName: string, timeoutSeconds: number, onProgress?: ProgressSink) => Promise<KubeObject>;
 
 /** The real reader: polls the source cluster's API. */
-export const readLiveCrd: CrdReader = (kubeconfig, crdName, timeoutSeconds) =>
-    waitForObject(kubeReader(kubeconfig, crdPath(crdName)), `CRD ${crdName}`, { timeoutSeconds });
+export const readLiveCrd: CrdReader = (kubeconfig, crdName, timeoutSeconds, onProgress) =>
+    waitForObject(kubeReader(kubeconfig, crdPath(crdName)), `CRD ${crdName}`, { timeoutSeconds, onProgress });
 
 /** What the program expects of the CRD; known before the live CRD can be read. */
 export interface CrdIdentity {
@@ -69,6 +70,12 @@ export function checkIdentity(crd: KubeObject, crdName: string, id: CrdIdentity)
     return crd;
 }
 
+/** Where the wait for the live CRD reports: a line each time the answer changes, and one when it is found. */
+export interface WaitReport {
+    progress: ProgressSink;
+    done: ProgressSink;
+}
+
 /**
  * Reads the live CRD from the source and returns the spec to create in the target; any failure
  * says which CRD, on which cluster, and what to check.
@@ -77,9 +84,12 @@ export async function readMirrorSpec(
     reader: CrdReader,
     kubeconfig: string,
     args: Pick<CrdMirrorArgs, "crdName" | "identity" | "sourceName" | "timeoutSeconds">,
+    report?: WaitReport,
 ): Promise<Record<string, unknown>> {
     try {
-        const crd = await reader(kubeconfig, args.crdName, args.timeoutSeconds);
+        const started = Date.now();
+        const crd = await reader(kubeconfig, args.crdName, args.timeoutSeconds, report && ((line) => report.progress(`on ${args.sourceName}: ${line}`)));
+        report?.done(`CRD ${args.crdName} found on ${args.sourceName} (waited ${formatAge((Date.now() - started) / 1000)})`);
         return mirrorableCrdSpec(checkIdentity(crd, args.crdName, args.identity));
     } catch (e) {
         throw new Error(
@@ -112,6 +122,12 @@ export class CrdMirror extends pulumi.ComponentResource {
     /** The CRD created in the target API. */
     public readonly crd: k8s.apiextensions.v1.CustomResourceDefinition;
 
+    /** The wait for the live CRD, on this component in Pulumi's display: progress as its status (ephemeral), then one line. */
+    private readonly waitReport: WaitReport = {
+        progress: (line) => pulumi.log.info(line, this, undefined, true),
+        done: (line) => pulumi.log.info(line, this),
+    };
+
     constructor(name: string, args: CrdMirrorArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:CrdMirror", name, {}, opts);
         const reader = args.reader ?? readLiveCrd;
@@ -125,7 +141,7 @@ export class CrdMirror extends pulumi.ComponentResource {
         // Read with a secret kubeconfig, the spec is still not secret: keep it readable in diffs.
         const live = preview
             ? undefined
-            : pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args)));
+            : pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args, this.waitReport)));
         const field = <T>(key: string): pulumi.Input<T> => (live ? live.apply((s) => s[key] as T) : (pulumi.unknown as unknown as pulumi.Input<T>));
         const liveNames = <T>(key: "singular" | "listKind" | "shortNames" | "categories"): pulumi.Input<T> =>
             live ? live.apply((s) => (s.names as Record<string, T>)[key]) : (pulumi.unknown as unknown as pulumi.Input<T>);

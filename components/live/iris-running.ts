@@ -1,7 +1,8 @@
 // Whether a federated IrisCluster runs on every member it is placed on, read from the status Karmada
 // aggregates onto the template (see AGGREGATE_LUA in iris-interpreter.ts), and the wait for it.
-import { KubeObject, kubeReader } from "./kube-read";
+import { describeError, KubeObject, kubeReader } from "./kube-read";
 import { poll } from "./poll";
+import { ProgressSink, WaitProgress } from "./progress";
 
 /**
  * Phases after which waiting longer will not help: IKO's failures, and a member Karmada reports
@@ -110,6 +111,22 @@ export function notRunningMessage(id: string, report: RunningReport, why: string
     ].join("\n");
 }
 
+/**
+ * The running-wait's progress line: each target member and what Karmada reports for it, in
+ * placement order, e.g. `ikoclone Creating (Ready=False: IRISStarting), ikoclone2 Running`.
+ */
+export function progressState(report: RunningReport, targets: string[]): string {
+    const members = targets.map((t) => {
+        if (report.runningOn.includes(t)) return `${t} Running`;
+        const m = report.notRunning.find((n) => n.name === t);
+        return m ? `${t} ${m.phase}${m.condition ? ` (${m.condition})` : ""}` : undefined;
+    });
+    // In failover mode only the chosen member counts; before Karmada chose one, the list is named.
+    const shown = members.filter((m): m is string => m !== undefined);
+    const unscheduled = report.notRunning.filter((m) => !targets.includes(m.name)).map((m) => `${m.name} ${m.phase}`);
+    return `waiting for IRIS to run: ${[...shown, ...unscheduled].join(", ")}`;
+}
+
 /** How to wait. */
 export interface RunningWaitOptions {
     /** Give up after this many seconds. */
@@ -120,6 +137,8 @@ export interface RunningWaitOptions {
     karmadaCommand: string;
     /** The IrisCluster's placement mode; default `all`. */
     mode?: PlacementMode;
+    /** Where a line goes each time what the members report changes (progressState, with the time waited). */
+    onProgress?: ProgressSink;
     /** Injected clock and sleep, for tests. */
     now?: () => number;
     sleep?: (ms: number) => Promise<void>;
@@ -132,9 +151,19 @@ export interface RunningWaitOptions {
 export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: string, targets: string[], opts: RunningWaitOptions): Promise<RunningReport> {
     // The last report read; a failed read keeps the one before it.
     let report: RunningReport = runningReport({ clusters: {} }, targets, opts.mode);
+    const progress = new WaitProgress(opts.onProgress, opts.now);
     const done = await poll(
         async () => {
-            report = runningReport(await read(), targets, opts.mode);
+            let view: KarmadaView;
+            try {
+                view = await read();
+            } catch (e) {
+                progress.update(`waiting for IRIS to run: cannot read the Karmada API (${describeError(e)})`);
+                throw e;
+            }
+            report = runningReport(view, targets, opts.mode);
+            // Once it runs, the caller says where, in a line of its own.
+            if (!report.running) progress.update(progressState(report, targets));
             return report.running || report.failed ? report : undefined;
         },
         {
@@ -155,9 +184,17 @@ export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: str
 /**
  * Waits until the IrisCluster `namespace/name` runs on every target member (in failover mode: on the
  * member of the list Karmada chose), reading its template through a Karmada kubeconfig; resolves the
- * members where it runs, rejects with notRunningMessage.
+ * members where it runs, rejects with notRunningMessage. `onProgress` gets a line each time what
+ * the members report changes.
  */
-export type RunningWaiter = (karmadaKubeconfig: string, id: string, targets: string[], timeoutSeconds: number, mode?: PlacementMode) => Promise<string[]>;
+export type RunningWaiter = (
+    karmadaKubeconfig: string,
+    id: string,
+    targets: string[],
+    timeoutSeconds: number,
+    mode?: PlacementMode,
+    onProgress?: ProgressSink,
+) => Promise<string[]>;
 
 /** Karmada's ResourceBinding of an IrisCluster template (`<name>-<lower-case kind>`, names.GenerateBindingName). */
 export const bindingPath = (namespace: string, name: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${namespace}/resourcebindings/${name}-iriscluster`;
@@ -168,7 +205,7 @@ type Binding = { spec?: { clusters?: Array<{ name?: string }> } };
 export const KARMADA_KUBECTL = "kubectl --kubeconfig karmada.kubeconfig";
 
 /** The real waiter: polls the template in the Karmada API. */
-export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds, mode = "all") => {
+export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds, mode = "all", onProgress) => {
     const [namespace, name] = id.split("/");
     const template = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
     const binding = mode === "failover" ? kubeReader(karmadaKubeconfig, bindingPath(namespace, name)) : undefined;
@@ -178,6 +215,6 @@ export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id
         clusters: Object.fromEntries(await Promise.all(clusters.map(async ([t, r]) => [t, await r()] as const))),
         ...(binding ? { scheduled: (((await binding()) as Binding | undefined)?.spec?.clusters ?? []).map((c) => c.name ?? "") } : {}),
     });
-    const report = await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL, mode });
+    const report = await waitUntilRunning(read, id, targets, { timeoutSeconds, karmadaCommand: KARMADA_KUBECTL, mode, onProgress });
     return report.runningOn;
 };

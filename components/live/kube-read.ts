@@ -4,6 +4,7 @@
 import type * as KubeClient from "@kubernetes/client-node";
 import * as https from "https";
 import { poll } from "./poll";
+import { ProgressSink, WaitProgress } from "./progress";
 
 /** A live object as the API server returns it. */
 export type KubeObject = { apiVersion?: string; kind?: string; metadata?: Record<string, unknown>; spec?: Record<string, unknown>; status?: unknown };
@@ -116,6 +117,8 @@ export interface WaitOptions {
     timeoutSeconds: number;
     /** Seconds between attempts. */
     intervalSeconds?: number;
+    /** Where a line goes each time the answer changes (not there yet, or a new error), with the time waited. */
+    onProgress?: ProgressSink;
     /** Injected clock and sleep, for tests. */
     now?: () => number;
     sleep?: (ms: number) => Promise<void>;
@@ -127,7 +130,18 @@ export interface WaitOptions {
  */
 export async function waitForObject(read: KubeRead, what: string, opts: WaitOptions): Promise<KubeObject> {
     // A falsy answer (not found) is "not yet", as is any error; both are retried.
-    return poll(async () => (await read()) || undefined, {
+    const progress = new WaitProgress(opts.onProgress, opts.now);
+    const attempt = async () => {
+        try {
+            const found = (await read()) || undefined;
+            if (!found) progress.update(`waiting for ${what}: not there yet`);
+            return found;
+        } catch (e) {
+            progress.update(`waiting for ${what}: ${describeError(e)}`);
+            throw e;
+        }
+    };
+    return poll(attempt, {
         timeoutSeconds: opts.timeoutSeconds,
         intervalSeconds: opts.intervalSeconds ?? 5,
         now: opts.now,

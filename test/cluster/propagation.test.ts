@@ -4,6 +4,7 @@
 // changes nothing; `pulumi destroy` takes everything away and unjoins the members.
 // Clusters are declared `existing` (no kind here) and Karmada is the harness's; IKO is the
 // stand-in chart, installed by the real Helm release, which creates the IrisCluster CRD.
+import { EngineEvent } from "@pulumi/pulumi/automation";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -73,6 +74,8 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     let sandbox: EngineSandbox;
     let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
     let outputs: Record<string, { value: unknown; secret: boolean }>;
+    let upOutput = "";
+    let progress: Array<{ urn: string; message: string; ephemeral: boolean }> = [];
     let pluginDir: string;
     let iko: IkoPlayer;
     let hostKubeconfig: string;
@@ -82,8 +85,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     beforeAll(async () => {
         fleet = new LoopbackFleet({ hostName: "ikofett", members });
         await timed("harness start", () => fleet.start());
-        // IKO "starts IRIS" 3 s after an IrisCluster reaches a member; `up` must wait for it.
-        iko = new IkoPlayer(fleet.members, 3000).start();
+        // IKO "starts IRIS" 5 s after an IrisCluster reaches a member, reporting Creating until then (the
+        // running-wait polls every 2 s, so it sees Creating); `up` must wait for it.
+        iko = new IkoPlayer(fleet.members, 5000, { creating: true }).start();
         sandbox = new EngineSandbox(toolchainPath("engine"));
         pluginDir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-exec-"));
         hostKubeconfig = execPluginKubeconfig(fleet.hostKubeconfig, pluginDir);
@@ -99,9 +103,32 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
 
     test("pulumi up", async () => {
         const rec = stepRecorder();
-        const result = await timed("pulumi up", () => stack.up({ onEvent: rec.onEvent }));
+        const infos: Array<{ urn: string; message: string; ephemeral: boolean }> = [];
+        const onEvent = (e: EngineEvent) => {
+            rec.onEvent(e);
+            const d = e.diagnosticEvent;
+            if (d && d.severity === "info") infos.push({ urn: d.urn ?? "", message: d.message.trim(), ephemeral: Boolean(d.ephemeral) });
+        };
+        const result = await timed("pulumi up", () => stack.up({ onEvent }));
         expect(result.summary.result).toBe("succeeded");
         outputs = result.outputs;
+        upOutput = result.stdout;
+        progress = infos;
+    });
+
+    test("while up waits, the waiting components show what they wait on as it changes, and how each wait ended", () => {
+        // The CRD wait, on the CrdMirror: IKO's CRD on the host, then one line when found.
+        const onMirror = progress.filter((i) => i.urn.endsWith("kamino:index:CrdMirror::iris-crd"));
+        expect(onMirror.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(/^CRD irisclusters\.intersystems\.com found on ikofett \(waited \d+s\)$/)]);
+        // The running-wait, on the FederatedIrisCluster: the phases the harness plays, changes only, then where it runs.
+        const onIris = progress.filter((i) => i.urn.endsWith("kamino:index:FederatedIrisCluster::federated-iris"));
+        const updates = onIris.filter((i) => i.ephemeral).map((i) => i.message);
+        expect(updates.some((m) => /^waiting for IRIS to run: .*ikoclone\d* Creating \(Ready=False: IRISStarting: IRIS pods are starting\)/.test(m))).toBe(true);
+        expect(new Set(updates.map((m) => m.replace(/ \(waited \d+[smh\d]*\)$/, ""))).size).toBe(updates.length);
+        const done = `IrisCluster default/federated-iris runs on ${members.join(", ")}`;
+        expect(onIris.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(new RegExp(`^${done} \\(waited \\d+s\\)$`))]);
+        // What a user sees in the output: the line that says how the wait ended.
+        expect(upOutput).toContain(done);
     });
 
     test("when up returns, federated-iris already runs on every member", async () => {

@@ -12,6 +12,8 @@ export interface IkoReport {
 }
 
 const RUNNING: IkoReport = { phase: "Running", condition: { type: "Ready", status: "True" } };
+/** What IKO reports while IRIS's pods start. */
+const CREATING: IkoReport = { phase: "Creating", condition: { type: "Ready", status: "False", reason: "IRISStarting", message: "IRIS pods are starting" } };
 const IRIS_LIST = resourcePath("intersystems.com/v1alpha1", "irisclusters");
 
 type Ref = { name?: string };
@@ -50,11 +52,13 @@ export class IkoPlayer {
      * @param opts.waitForNeeds report Running only once the ConfigMap and Secrets the IrisCluster
      *        names are on the member (`irisNeeds`), as IRIS's pods would start only then; until then
      *        nothing is reported. Off by default: other suites name no such objects.
+     * @param opts.creating until the delay has passed, report `Creating` (Ready False, IRISStarting),
+     *        as IKO does while IRIS's pods start. Off by default: nothing is reported until then.
      */
     constructor(
         private readonly members: ApiServer[],
         private readonly delayMs: number,
-        private readonly opts: { waitForNeeds?: boolean } = {},
+        private readonly opts: { waitForNeeds?: boolean; creating?: boolean } = {},
     ) {}
 
     /** What `member` reports from now on (also for IrisClusters it reported before). */
@@ -86,15 +90,23 @@ export class IkoPlayer {
             const key = `${member.name}/${iris.metadata?.namespace}/${iris.metadata?.name}/${iris.metadata?.uid}`;
             const seen = this.firstSeen.get(key) ?? Date.now();
             this.firstSeen.set(key, seen);
-            if (Date.now() - seen < this.delayMs || iris.status?.phase === want.phase) continue;
+            if (Date.now() - seen < this.delayMs) {
+                if (this.opts.creating && iris.status?.phase !== CREATING.phase) await this.write(member, iris, CREATING);
+                continue;
+            }
+            if (iris.status?.phase === want.phase) continue;
             if (this.opts.waitForNeeds && want.phase === "Running") {
                 const present = await Promise.all(irisNeeds(iris).map((p) => member.client.get(p)));
                 if (present.some((o) => o === undefined)) continue;
             }
-            // The member's CRD has no status subresource (IKO's has none), so status is patched on the object.
-            await member.client.mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }), {
-                status: { phase: want.phase, conditions: want.condition ? [want.condition] : null },
-            });
+            await this.write(member, iris, want);
         }
+    }
+
+    private async write(member: ApiServer, iris: Iris, report: IkoReport): Promise<void> {
+        // The member's CRD has no status subresource (IKO's has none), so status is patched on the object.
+        await member.client.mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }), {
+            status: { phase: report.phase, conditions: report.condition ? [report.condition] : null },
+        });
     }
 }
