@@ -127,7 +127,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         expect(new Set(updates.map((m) => m.replace(/ \(waited \d+[smh\d]*\)$/, ""))).size).toBe(updates.length);
         const done = `IrisCluster default/federated-iris runs on ${members.join(", ")}`;
         expect(onIris.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(new RegExp(`^${done} \\(waited \\d+s\\)$`))]);
-        // What a user sees in the output: the line that says how the wait ended.
+        // What a user sees in the output (non-interactive, as in CI): the phases on the component's row, then how the wait ended.
+        const row = upOutput.split("\n").filter((l) => l.includes("kamino:index:FederatedIrisCluster federated-iris"));
+        expect(row.some((l) => / waiting for IRIS to run: .*Creating \(Ready=False: IRISStarting/.test(l))).toBe(true);
         expect(upOutput).toContain(done);
     });
 
