@@ -359,8 +359,9 @@ kube_build() {
     expect_output "Kubernetes $KUBE_VERSION" "$out/kube-controller-manager" --version
 }
 
-KARMADA_CMDS="controller-manager scheduler aggregated-apiserver webhook"
-karmada_version() { echo "$KARMADA_VERSION"; }
+KARMADA_CMDS="controller-manager scheduler aggregated-apiserver webhook agent"
+# "+agent": karmada-agent joined the set (Pull-mode members); a cache key of its own.
+karmada_version() { echo "$KARMADA_VERSION+agent"; }
 karmada_regen() {
   local w="$TOOLS/karmada" c
   mkdir -p "$w"

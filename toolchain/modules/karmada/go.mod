@@ -160,6 +160,7 @@ require (
 )
 
 tool (
+	github.com/karmada-io/karmada/cmd/agent
 	github.com/karmada-io/karmada/cmd/aggregated-apiserver
 	github.com/karmada-io/karmada/cmd/controller-manager
 	github.com/karmada-io/karmada/cmd/scheduler
