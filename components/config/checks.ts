@@ -9,6 +9,7 @@ import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } fro
 import { checkFailoverPlacements } from "./failover";
 import { checkManifests } from "./manifests";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
+import { checkSyncModes } from "./sync-mode";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
 
@@ -222,6 +223,7 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkHasMember,
     checkKindNameLength,
     checkGkeClusters,
+    checkSyncModes,
     checkFilesExist,
     checkIrisClusters,
     checkPlacements,

@@ -30,6 +30,10 @@ export const DEFAULTS = {
     karmadaApiServerNodePort: 32443,
     karmadaApiServerHostPort: 5443,
     karmadaInstallTimeoutSeconds: 900,
+    /** A Pull member's agent pulls its image, registers and reports Ready: usually well under a minute. */
+    agentReadyTimeoutSeconds: 300,
+    /** Karmada's own agent image; the tag is the control plane's version. */
+    karmadaAgentImage: "docker.io/karmada/karmada-agent",
     ikoChartPath: "./iris-operator",
     ikoNamespace: "iko",
     ikoReleaseName: "iko",

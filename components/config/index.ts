@@ -31,6 +31,7 @@ export type {
 export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_PLACEHOLDER, showValue } from "./problems";
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
+export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
 export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
 export { SECRET_KEYS } from "./secrets";
 export {

@@ -55,6 +55,8 @@ const secretConfigRef = z
 const clusterBase = {
     name: dnsLabel("cluster name", MAX_CLUSTER_NAME_LENGTH),
     karmadaHost: z.boolean().default(false),
+    /** How a member joins: Push (Karmada calls it, as `karmadactl join`) or Pull (Karmada's agent on it calls Karmada). */
+    syncMode: z.enum(["Push", "Pull"], { errorMap: () => ({ message: withFix("must be Push or Pull", "write Push (Karmada calls the member) or Pull (an agent on the member calls Karmada)") }) }).default("Push"),
     labels: labelMap.default({}),
     region: z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX)).optional(),
     zones: z.array(z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX))).optional(),
@@ -309,6 +311,10 @@ const karmadaSchema = z
         existingKubeconfigPath: z.string().min(1).optional(),
         /** What Karmada's identity may do on each member (components/karmada/member-access.ts, docs/security.md). */
         memberAccess: memberAccessSchema,
+        /** Pull members' karmada-agent image; default: Karmada's own at the control plane's version. */
+        agentImage: z.string().min(1).optional(),
+        /** How long `up` waits for a Pull member's agent to register its Cluster and report it Ready. */
+        agentReadyTimeoutSeconds: z.number().int().min(30).max(3600).default(DEFAULTS.agentReadyTimeoutSeconds),
     })
     .strict()
     .default({});

@@ -78,7 +78,7 @@ describe("valid config", () => {
         expect(cfg.cilium).toEqual({ version: "1.18.0", repo: "https://helm.cilium.io", values: {} });
         expect(cfg.karmada).toMatchObject({ chartVersion: "v1.15.0", apiServerNodePort: 32443, apiServerHostPort: 5443, kubectlImage: "bitnamisecure/kubectl" });
         expect(cfg.iko).toMatchObject({ chartPath: "./chart", namespace: "iko", releaseName: "iko", crdWaitSeconds: 300 });
-        expect(cfg.clusters[1]).toEqual({ name: "ikoclone", provider: "kind", karmadaHost: false, labels: {}, workers: 1 });
+        expect(cfg.clusters[1]).toEqual({ name: "ikoclone", provider: "kind", karmadaHost: false, syncMode: "Push", labels: {}, workers: 1 });
         expect(cfg.irisClusters).toEqual([]);
         expect(cfg.kindNamePrefix).toBe("");
     });
@@ -591,7 +591,7 @@ describe("pure helpers", () => {
     });
 
     test("checks are plain functions of the parsed config", () => {
-        const cluster = (name: string, karmadaHost: boolean): ClusterConfig => ({ name, provider: "kind", karmadaHost, labels: {}, workers: 1 });
+        const cluster = (name: string, karmadaHost: boolean): ClusterConfig => ({ name, provider: "kind", karmadaHost, syncMode: "Push", labels: {}, workers: 1 });
         expect(checkHostCount({ clusters: [cluster("a", true), cluster("b", false)] })).toEqual([]);
         expect(checkHostCount({ clusters: [cluster("a", true), cluster("b", true)] })).toEqual([
             { path: ["clusters"], reason: "2 clusters have 'karmadaHost: true' (a, b)", fix: "keep it on exactly one cluster; the others join as members" },

@@ -1,0 +1,73 @@
+// Checks of `syncMode`: which clusters may join by Pull, and whether a Pull member's agent can reach
+// the Karmada API at all. The agent dials Karmada from inside the member, so an address that only
+// this machine can reach (a loopback address, a kind node on the local Docker network) is a config
+// error, not a timeout half-way through `up`.
+import * as YAML from "yaml";
+import type { CheckContext, CheckedConfig } from "./context";
+import { Problem } from "./problems";
+
+/** Host names that name the machine itself: reachable from a process here, never from a cluster elsewhere. */
+export function isLoopbackHost(host: string): boolean {
+    const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+    return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/** The API server host of a kubeconfig's current context, or undefined when the file does not say. */
+export function kubeconfigServerHost(text: string): string | undefined {
+    try {
+        const kc = YAML.parse(text) as { "current-context"?: string; contexts?: { name: string; context?: { cluster?: string } }[]; clusters?: { name: string; cluster?: { server?: string } }[] };
+        const ctx = kc.contexts?.find((c) => c.name === kc["current-context"]) ?? kc.contexts?.[0];
+        const cluster = kc.clusters?.find((c) => c.name === ctx?.context?.cluster) ?? kc.clusters?.[0];
+        return cluster?.cluster?.server ? new URL(cluster.cluster.server).hostname : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+/** `syncMode` is for members; and a Pull member must be able to reach the Karmada API it is given. */
+export function checkSyncModes(cfg: CheckedConfig, { input, env }: CheckContext): Problem[] {
+    const problems: Problem[] = [];
+    const host = cfg.clusters.find((c) => c.karmadaHost);
+    const existingPath = cfg.karmada?.existingKubeconfigPath;
+    const existingText = existingPath && env.readFile ? safeRead(env.readFile, existingPath) : undefined;
+    const existingHost = existingText ? kubeconfigServerHost(existingText) : undefined;
+    const raw = (i: number) => (input.clusters as { syncMode?: unknown }[] | undefined)?.[i]?.syncMode;
+    cfg.clusters.forEach((c, i) => {
+        const at: Problem["path"] = ["clusters", i, "syncMode"];
+        if (c.karmadaHost) {
+            if (raw(i) !== undefined) problems.push({ path: at, reason: `'${c.name}' hosts Karmada and does not join it`, fix: "remove syncMode from the Karmada host" });
+            return;
+        }
+        if (c.syncMode !== "Pull") return;
+        if (existingPath === undefined && host?.provider === "kind" && c.provider === "gke") {
+            problems.push({
+                path: at,
+                reason: `the agent on '${c.name}' (gke) could not reach Karmada: its API runs on the kind cluster '${host.name}' of this machine, reachable only from here and the local Docker network`,
+                fix: `join '${c.name}' by Push (Karmada calls it), or host Karmada where the member can reach it (see docs/security.md, "Push and Pull")`,
+            });
+        }
+        if (existingPath === undefined && host?.provider === "existing") {
+            problems.push({
+                path: at,
+                reason: `Kamino publishes the Karmada it installs to Pull members only on a kind host; '${host.name}' is an existing cluster`,
+                fix: `join '${c.name}' by Push, or point kamino:karmada.existingKubeconfigPath at a Karmada whose API '${c.name}' can reach`,
+            });
+        }
+        if (existingHost !== undefined && isLoopbackHost(existingHost) && c.provider !== "existing") {
+            problems.push({
+                path: at,
+                reason: `the agent on '${c.name}' (${c.provider}) could not reach Karmada at ${existingHost}: that is a loopback address of this machine (kamino:karmada.existingKubeconfigPath)`,
+                fix: `give a Karmada kubeconfig whose server the member can reach, or join '${c.name}' by Push`,
+            });
+        }
+    });
+    return problems;
+}
+
+function safeRead(read: (p: string) => string | undefined, path: string): string | undefined {
+    try {
+        return read(path);
+    } catch {
+        return undefined;
+    }
+}
