@@ -14,10 +14,9 @@ import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
-import { KarmadaMember } from "./karmada/member";
+import { FleetMember, joinMember, LiveMember, liveMembers, SyncModeChangeError, syncModeChanges } from "./karmada/join";
 import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
-import { memberAccessPlan } from "./karmada/member-access";
 import { RegistryCredentials } from "./common/secret-data";
 import { SecretSync } from "./federation/secret-sync";
 
@@ -39,7 +38,15 @@ export interface FleetArgs {
     runningWaiter?: RunningWaiter;
     /** How `up` reaches Karmada's Works to clean up removed manifests (manifest-cleanup.ts); the default asks its API. */
     karmadaWorks?: (karmadaKubeconfig: string) => KarmadaWorks;
+    /**
+     * The version of an existing Karmada (`kamino:karmada.existingKubeconfigPath`), for the image of
+     * Pull members' agents when `kamino:karmada.agentImage` is not set; read by the program.
+     */
+    existingKarmadaVersion?: string;
+    /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/join.ts); the default asks its API. */
+    liveMembers?: (karmadaKubeconfig: string) => Promise<LiveMember[]>;
 }
+
 
 /** The Karmada API as the objects in it see it: its provider, and what deletes it whole. */
 interface KarmadaTarget {
@@ -65,7 +72,7 @@ export class Fleet extends pulumi.ComponentResource {
     /** The Karmada control plane. */
     public readonly karmada: KarmadaControlPlane;
     /** The joined members, keyed by name. */
-    public readonly members: Record<string, KarmadaMember> = {};
+    public readonly members: Record<string, FleetMember> = {};
     /** The IrisCluster CRD in the Karmada API. */
     public readonly crdMirror: CrdMirror;
     /** The federated IrisClusters, keyed `namespace/name`. */
@@ -113,11 +120,8 @@ export class Fleet extends pulumi.ComponentResource {
         this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
         const onKarmada: KarmadaTarget = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined };
 
-        // 4. Join every other cluster in Push mode.
-        const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
-        for (const cluster of Object.values(this.clusters)) {
-            if (!cluster.config.karmadaHost) this.members[cluster.config.name] = this.join(cluster, cfg, onKarmada, narrowAfter);
-        }
+        // 4. Join every other cluster: Push by default, Pull where the config says so.
+        this.joinMembers(cfg, args, onKarmada);
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
         this.crdMirror = new CrdMirror(
@@ -201,33 +205,38 @@ export class Fleet extends pulumi.ComponentResource {
         );
     }
 
-    /** The Push-mode join of one member, once IKO is on it. */
-    private join(cluster: FleetCluster, cfg: FleetConfig, karmada: KarmadaTarget, narrowAfter?: pulumi.Output<unknown>): KarmadaMember {
-        const c = cluster.config;
-        return new KarmadaMember(
-            `${c.name}-member`,
-            {
-                clusterName: c.name,
-                memberProvider: cluster.provider,
-                karmadaProvider: karmada.provider,
-                karmadaClusterNamespace: this.karmada.clusterNamespace,
-                apiEndpoint: cluster.apiEndpoint,
-                labels: c.labels,
-                provider: c.provider,
-                region: cluster.region,
-                zones: cluster.zones,
-                memberLifecycle: cluster.lifecycle,
-                karmadaLifecycle: karmada.lifecycle,
-                joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [],
-                access: memberAccessPlan(cfg.karmada.memberAccess, {
-                    irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
-                    secretNamespaces: cfg.secrets.map((s) => s.namespace),
-                    configMapNamespaces: cfg.configMaps.map((c) => c.namespace),
-                    manifestObjects: cfg.manifests.flatMap((m) => m.objects.map((o) => ({ group: o.group, resource: o.resource, namespace: o.namespace, name: o.name }))),
-                }),
-                narrowAfter,
-            },
-            { parent: this },
+    /** Joins every cluster but the host, once IKO is on it. */
+    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaTarget): void {
+        const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
+        const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion };
+        const gate = this.syncModeGate(cfg, args.liveMembers);
+        for (const cluster of Object.values(this.clusters)) {
+            if (cluster.config.karmadaHost) continue;
+            const joining = { ...cluster, joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [] };
+            this.members[cluster.config.name] = joinMember(joining, cfg, { ...target, gate }, narrowAfter, { parent: this });
+        }
+    }
+
+    /**
+     * On `up`: settles once the live Karmada has no member whose sync mode the config changes, and
+     * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
+     * warning: the joins then fail or succeed on their own.
+     */
+    private syncModeGate(cfg: FleetConfig, read = liveMembers): pulumi.Output<boolean> | undefined {
+        if (pulumi.runtime.isDryRun()) return undefined;
+        return pulumi.unsecret(
+            this.karmada.kubeconfig.apply(async (kubeconfig) => {
+                let live: LiveMember[];
+                try {
+                    live = await read(kubeconfig);
+                } catch (e) {
+                    pulumi.log.warn(`could not read Karmada's members to check their sync modes: ${(e as Error).message}`, this);
+                    return true;
+                }
+                const problems = syncModeChanges(cfg, live);
+                if (problems.length > 0) throw new SyncModeChangeError(problems);
+                return true;
+            }),
         );
     }
 

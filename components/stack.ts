@@ -2,7 +2,8 @@
 // can run the whole stack from a stack file with mocks.
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, FleetConfig, loadFleetConfig } from "./config";
+import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, DEFAULTS, FleetConfig, loadFleetConfig } from "./config";
+import { imageTag } from "./karmada/pull-agent";
 import { CrdReader } from "./karmada/crd-mirror";
 import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./checks/failover-readiness";
 import { forceFieldOwnership } from "./common/field-ownership";
@@ -25,6 +26,13 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     karmadaWorks?: FleetArgs["karmadaWorks"];
     /** How an existing Karmada is asked which kinds it serves (for `kamino:manifests`); the default asks its API. */
     karmadaDiscovery?: (cfg: FleetConfig) => DiscoveryLookup;
+    /**
+     * The version of an existing Karmada, for Pull members' agent image; the default reads the
+     * image tag of karmada-controller-manager's Deployment on the host cluster.
+     */
+    existingKarmadaVersion?: (cfg: FleetConfig) => Promise<string | undefined>;
+    /** How `up` reads Karmada's members to refuse a sync-mode change; the default asks its API. */
+    liveMembers?: FleetArgs["liveMembers"];
 }
 
 /**
@@ -46,7 +54,9 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
             const problems = await manifestKindProblems(config.manifests, discover);
             if (problems.length > 0) throw new ManifestKindError(problems);
         }
-        return buildStack(config, opts);
+        const existingKarmadaVersion = needsExistingKarmadaVersion(config) ? await (opts.existingKarmadaVersion ?? liveExistingKarmadaVersion)(config) : undefined;
+        if (needsExistingKarmadaVersion(config) && !existingKarmadaVersion) throw new ConfigError([agentImageProblem]);
+        return buildStack(config, { ...opts, knownKarmadaVersion: existingKarmadaVersion });
     } catch (e) {
         if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError || e instanceof ManifestKindError) throw new pulumi.RunError(e.message);
         throw e;
@@ -80,7 +90,23 @@ function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): F
     return config;
 }
 
-function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
+/** True when Pull members need the version of an existing Karmada for their agent's image. */
+const needsExistingKarmadaVersion = (cfg: FleetConfig) =>
+    cfg.karmada.existingKubeconfigPath !== undefined && cfg.karmada.agentImage === undefined && cfg.clusters.some((c) => !c.karmadaHost && c.syncMode === "Pull");
+
+const agentImageProblem =
+    "kamino:karmada.agentImage is missing: Kamino cannot tell the version of the existing Karmada (no karmada-controller-manager Deployment with a tagged image on the Karmada host), " +
+    `and Pull members run its agent at that version; fix: set kamino:karmada.agentImage to the agent image of that version, e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2`;
+
+/** The existing Karmada's version: the image tag of karmada-controller-manager on the host, when Kamino can read it. */
+async function liveExistingKarmadaVersion(cfg: FleetConfig): Promise<string | undefined> {
+    const host = cfg.clusters.find((c) => c.karmadaHost);
+    if (host?.provider !== "existing") return undefined;
+    const image = await liveKarmadaProbe("", fs.readFileSync(host.kubeconfigPath, "utf8")).controllerManagerImage();
+    return image ? imageTag(image) : undefined;
+}
+
+function buildStack(config: FleetConfig, opts: KaminoStackOptions & { knownKarmadaVersion?: string }) {
     const fleet = new Fleet(
         "kamino",
         {
@@ -89,6 +115,8 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions) {
             crdReader: opts.crdReader,
             runningWaiter: opts.runningWaiter,
             karmadaWorks: opts.karmadaWorks,
+            existingKarmadaVersion: opts.knownKarmadaVersion,
+            liveMembers: opts.liveMembers,
         },
         // Kamino's config is the truth for the objects it declares: after a killed run or a hand
         // edit, `pulumi up` takes their fields back (components/common/field-ownership.ts).

@@ -13,6 +13,8 @@ export interface KarmadaProbe {
     dryRunTaintPolicy: () => Promise<{ status: number; body: string }>;
     /** The command line (command and args) of karmada-controller-manager, or undefined when Kamino cannot see it. */
     controllerManagerCommand: () => Promise<string[] | undefined>;
+    /** The image of karmada-controller-manager (its tag is Karmada's version), or undefined when Kamino cannot see it. */
+    controllerManagerImage: () => Promise<string | undefined>;
 }
 
 /** The outcome: problems stop `up`; notes are warnings (what Kamino could not verify). */
@@ -98,7 +100,23 @@ export async function failoverReadiness(probe: KarmadaProbe): Promise<FailoverRe
     return { problems, notes };
 }
 
-type Deployment = { metadata?: { namespace?: string; name?: string }; spec?: { template?: { spec?: { containers?: Array<{ name?: string; command?: string[]; args?: string[] }> } } } };
+type Container = { name?: string; image?: string; command?: string[]; args?: string[] };
+type Deployment = { metadata?: { namespace?: string; name?: string }; spec?: { template?: { spec?: { containers?: Container[] } } } };
+
+/** karmada-controller-manager's container among the host's Deployments (any namespace), if Kamino can see it. */
+async function controllerManagerContainer(hostKubeconfig: string | undefined): Promise<Container | undefined> {
+    if (!hostKubeconfig) return undefined;
+    const res = await kubeRequest(hostKubeconfig, "GET", "/apis/apps/v1/deployments");
+    if (res.status !== 200) return undefined;
+    const items = (JSON.parse(res.body) as { items?: Deployment[] }).items ?? [];
+    for (const d of items) {
+        for (const c of d.spec?.template?.spec?.containers ?? []) {
+            const line = [...(c.command ?? []), ...(c.args ?? [])];
+            if (c.name === "karmada-controller-manager" || line.some((a) => /(^|\/)karmada-controller-manager$/.test(a))) return c;
+        }
+    }
+    return undefined;
+}
 
 /**
  * The real probe: the dry run goes to the Karmada API; the controller manager's command line is
@@ -115,18 +133,10 @@ export function liveKarmadaProbe(karmadaKubeconfig: string, hostKubeconfig: stri
                 spec: failoverTaintPolicySpec(["kamino-dry-run"]),
             }),
         controllerManagerCommand: async () => {
-            if (!hostKubeconfig) return undefined;
-            const res = await kubeRequest(hostKubeconfig, "GET", "/apis/apps/v1/deployments");
-            if (res.status !== 200) return undefined;
-            const items = (JSON.parse(res.body) as { items?: Deployment[] }).items ?? [];
-            for (const d of items) {
-                for (const c of d.spec?.template?.spec?.containers ?? []) {
-                    const line = [...(c.command ?? []), ...(c.args ?? [])];
-                    if (c.name === "karmada-controller-manager" || line.some((a) => /(^|\/)karmada-controller-manager$/.test(a))) return line;
-                }
-            }
-            return undefined;
+            const c = await controllerManagerContainer(hostKubeconfig);
+            return c ? [...(c.command ?? []), ...(c.args ?? [])] : undefined;
         },
+        controllerManagerImage: async () => (await controllerManagerContainer(hostKubeconfig))?.image,
     };
 }
 

@@ -4,7 +4,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../crds";
 import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./control-plane";
-import { FULL_RULES, MemberAccessPlan, namespaceObjectRules } from "./member-access";
+import { FULL_RULES, MemberAccessPlan } from "./member-access";
+import { AfterCleanup, gated, grantClusterRights, grantNamespaceRights } from "./member-rights";
 
 /** Arguments of a KarmadaMember. */
 export interface KarmadaMemberArgs {
@@ -47,6 +48,8 @@ export interface KarmadaMemberArgs {
      * comes before Karmada's last delete with the wider rights.
      */
     narrowAfter?: pulumi.Input<unknown>;
+    /** Settles when the join may write to Karmada (JoinTarget.gate); a failure stops it before the Cluster. */
+    gate?: pulumi.Output<unknown>;
 }
 
 /** The names `karmadactl join` uses (pkg/util/names). */
@@ -66,8 +69,6 @@ export function namespaceRoleName(clusterName: string, namespace: string): strin
     return `${joinNames(clusterName).clusterRole}:${namespace}`;
 }
 
-/** Holds back member rules until removed manifests are cleaned up (KarmadaMemberArgs.narrowAfter). */
-type AfterCleanup = <T>(rules: T) => pulumi.Input<T>;
 
 /** What the join makes on the member for Karmada's controllers. */
 interface MemberIdentity {
@@ -102,7 +103,8 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
 
         const identity = this.memberIdentity(name, args.clusterName, access, afterCleanup, onMember);
-        this.access = [identity.binding, ...this.namespaceAccess(name, args.clusterName, access, identity.serviceAccount, afterCleanup, onMember)];
+        const subject = { kind: "ServiceAccount", name: identity.serviceAccount.name, namespace: identity.serviceAccount.namespace };
+        this.access = [identity.binding, ...grantNamespaceRights(name, { roleName: joinNames(args.clusterName).clusterRole, access, subject, afterCleanup }, onMember)];
         this.cluster = this.karmadaCluster(name, args, identity, onKarmada);
         this.registerOutputs({ clusterName: this.clusterName });
     }
@@ -117,16 +119,8 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const impersonatorSa = access.impersonator
             ? new k8s.core.v1.ServiceAccount(`${name}-impersonator-sa`, { metadata: { name: n.impersonator, namespace, labels } }, onMember)
             : undefined;
-        const role = new k8s.rbac.v1.ClusterRole(`${name}-role`, { metadata: { name: n.clusterRole, labels }, rules: afterCleanup(access.clusterRules) }, onMember);
-        const binding = new k8s.rbac.v1.ClusterRoleBinding(
-            `${name}-binding`,
-            {
-                metadata: { name: n.clusterRole, labels },
-                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
-                subjects: [{ kind: "ServiceAccount", name: sa.metadata.name, namespace }],
-            },
-            onMember,
-        );
+        const subject = { kind: "ServiceAccount", name: sa.metadata.name, namespace };
+        const binding = grantClusterRights(name, { roleName: n.clusterRole, rules: afterCleanup(access.clusterRules), subject }, onMember);
         // Legacy token Secrets: the token controller fills them, and the provider waits until it has.
         const tokenSecret = (id: string, secretName: string, account: k8s.core.v1.ServiceAccount) =>
             new k8s.core.v1.Secret(
@@ -140,58 +134,6 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const token = tokenSecret("token", n.serviceAccount, sa);
         const impersonatorToken = impersonatorSa ? tokenSecret("impersonator-token", n.impersonator, impersonatorSa) : undefined;
         return { serviceAccount: { name: sa.metadata.name, namespace }, binding, token, impersonatorToken };
-    }
-
-    /**
-     * Narrow rights in each namespace Kamino propagates into. Kamino makes the namespace on the
-     * member itself (Karmada's namespace sync adopts it: the template says conflict-resolution
-     * overwrite), so that the Role can exist before Karmada writes there, and the Cluster
-     * depends on it, so that on destroy Karmada cleans up with these rights still in place.
-     * A namespace removed from the config narrows in this order: Karmada's objects, then the
-     * member namespace (its delete waits until the namespace and all in it are gone, and takes
-     * the Role with it: Karmada's informers then see nothing left to delete), then the
-     * ClusterRole naming it.
-     */
-    private namespaceAccess(
-        name: string,
-        clusterName: string,
-        access: MemberAccessPlan,
-        account: MemberIdentity["serviceAccount"],
-        afterCleanup: AfterCleanup,
-        onMember: pulumi.CustomResourceOptions,
-    ): pulumi.Resource[] {
-        const labels = KARMADA_SYSTEM_LABELS;
-        const subjects = [{ kind: "ServiceAccount", name: account.name, namespace: account.namespace }];
-        return access.namespaces.flatMap((a) => {
-            const id = `${name}-access-${a.namespace}`;
-            const roleName = namespaceRoleName(clusterName, a.namespace);
-            const memberNs = a.managed ? new k8s.core.v1.Namespace(`${id}-ns`, { metadata: { name: a.namespace } }, onMember) : undefined;
-            const inNs: pulumi.CustomResourceOptions = memberNs ? { ...onMember, deletedWith: memberNs } : onMember;
-            const target = memberNs ? memberNs.metadata.name : pulumi.output(a.namespace);
-            const nsRole = new k8s.rbac.v1.Role(`${id}-role`, { metadata: { name: roleName, namespace: target, labels }, rules: afterCleanup(a.rules) }, inNs);
-            const nsBinding = new k8s.rbac.v1.RoleBinding(
-                `${id}-binding`,
-                {
-                    metadata: { name: roleName, namespace: target, labels },
-                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: nsRole.metadata.name },
-                    subjects,
-                },
-                inNs,
-            );
-            if (!memberNs) return [nsBinding];
-            const afterNs: pulumi.CustomResourceOptions = { ...onMember, dependsOn: [memberNs] };
-            const objectRole = new k8s.rbac.v1.ClusterRole(`${id}-ns-role`, { metadata: { name: roleName, labels }, rules: namespaceObjectRules(a.namespace) }, afterNs);
-            const objectBinding = new k8s.rbac.v1.ClusterRoleBinding(
-                `${id}-ns-binding`,
-                {
-                    metadata: { name: roleName, labels },
-                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: objectRole.metadata.name },
-                    subjects,
-                },
-                afterNs,
-            );
-            return [nsBinding, objectBinding];
-        });
     }
 
     /** In the Karmada API: the member's credentials and its Cluster object. */
@@ -233,7 +175,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             `${name}-cluster`,
             // No labels is no `labels` key: the API server drops an empty map, and `labels: {}` then
             // shows as a change in every preview.
-            { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
+            { metadata: { name: gated(args.gate, args.clusterName), ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
             { ...onKarmada, dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])] },
         );

@@ -82,6 +82,9 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
         state.status = { name: a.inputs.name, namespace: a.inputs.namespace, status: "deployed" };
         return state;
     }
+    if (a.type === "pulumi-nodejs:dynamic/kamino:AgentCertificate" && !preview) {
+        return { ...state, certificate: FAKE_AGENT_CERT, privateKey: "FAKE-AGENT-KEY", notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2027-12-01T00:00:00.000Z" };
+    }
     if (a.type === "gcp:container/cluster:Cluster" && !preview) {
         state.endpoint = "34.1.2.3";
         state.masterAuth = { clusterCaCertificate: FAKE_CA };
@@ -89,6 +92,9 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
     }
     return state;
 }
+
+/** What the mocks answer for a Pull member's agent certificate. */
+export const FAKE_AGENT_CERT = "-----BEGIN CERTIFICATE-----\nFAKE-AGENT\n-----END CERTIFICATE-----\n";
 
 /** Runs resources under mocks and gives access to what was registered. */
 export class MockRun {

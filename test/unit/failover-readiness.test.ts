@@ -15,6 +15,7 @@ const ACCEPTED = { status: 201, body: "{}" };
 const probe = (dryRun: { status: number; body: string }, command: string[] | undefined): KarmadaProbe => ({
     dryRunTaintPolicy: async () => dryRun,
     controllerManagerCommand: async () => command,
+    controllerManagerImage: async () => undefined,
 });
 
 describe("missingControllerSettings", () => {

@@ -1,0 +1,143 @@
+// How one cluster joins Karmada: in Push mode (member.ts, Karmada calls the member) or in Pull mode
+// (pull-member.ts, Karmada's agent on the member calls Karmada), with the same narrow rights on
+// the member (member-access.ts) either way.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterConfig, DEFAULTS, FleetConfig } from "../config";
+import { describeError, kubeRequest } from "../live/kube-read";
+import { KarmadaMember } from "./member";
+import { MemberAccessPlan, memberAccessPlan } from "./member-access";
+import { karmadaServer } from "./pull-agent";
+import { KarmadaPullMember } from "./pull-member";
+
+/** A joined member, whichever its sync mode. */
+export type FleetMember = KarmadaMember | KarmadaPullMember;
+
+/** The cluster that joins. */
+export interface JoiningCluster {
+    config: ClusterConfig;
+    /** Provider for objects in it. */
+    provider: k8s.Provider;
+    /** Its API server as Karmada reaches it (Push) or records it (Pull). */
+    apiEndpoint: pulumi.Output<string>;
+    /** Resource whose deletion deletes the whole cluster. */
+    lifecycle?: pulumi.Resource;
+    region?: string;
+    zones?: string[];
+    /** What must be on it before it joins (IKO, for its CRD). */
+    joinAfter: pulumi.Resource[];
+}
+
+/** The Karmada it joins. */
+export interface JoinTarget {
+    provider: k8s.Provider;
+    /** Deleting this deletes the Karmada API. */
+    lifecycle?: pulumi.Resource;
+    /** Kubeconfig of the Karmada API for this program; secret. */
+    kubeconfig: pulumi.Output<string>;
+    /** `karmada-cluster` in the Karmada API (Push credentials). */
+    clusterNamespace: pulumi.Output<string>;
+    /** The cluster that hosts Karmada. */
+    hostName: string;
+    /** The version of an existing Karmada, for the agent's image. */
+    existingVersion?: string;
+    /**
+     * Settles once the live Karmada has been checked for members whose sync mode the config
+     * changes (syncModeChanges), and fails the join if there are: nothing in Karmada is written first.
+     */
+    gate?: pulumi.Output<unknown>;
+}
+
+/** A member as the live Karmada has it. */
+export interface LiveMember {
+    name: string;
+    syncMode: string;
+}
+
+/**
+ * Members the config joins in another sync mode than the live Karmada has them. Such a change
+ * is refused: the new join and the old one share the Karmada Cluster, and Karmada removes from
+ * the member everything it placed there when that Cluster goes, IRIS included.
+ */
+export function syncModeChanges(cfg: FleetConfig, live: LiveMember[]): string[] {
+    return cfg.clusters.flatMap((c, i) => {
+        if (c.karmadaHost) return [];
+        const found = live.find((l) => l.name === c.name);
+        if (!found || found.syncMode === c.syncMode) return [];
+        return [
+            `kamino:clusters[${i}].syncMode = ${JSON.stringify(c.syncMode)}: '${c.name}' is joined to Karmada in ${found.syncMode} mode. ` +
+                `Changing the mode of a joined member re-registers it, and Karmada would remove everything it placed there (IRIS included) before placing it again; nothing was changed. ` +
+                `To change it: (1) remove '${c.name}' from kamino:clusters and from every placement, and run \`pulumi up\` (Kamino drains and unjoins it; a kind or gke cluster is deleted too); ` +
+                `(2) add it back with syncMode: ${c.syncMode} and run \`pulumi up\`. Or set syncMode back to ${found.syncMode}`,
+        ];
+    });
+}
+
+/** The members of a live Karmada and their sync modes; none while its Cluster API is not served yet. */
+export async function liveMembers(karmadaKubeconfig: string): Promise<LiveMember[]> {
+    const res = await kubeRequest(karmadaKubeconfig, "GET", "/apis/cluster.karmada.io/v1alpha1/clusters");
+    if (res.status === 404) return [];
+    if (res.status !== 200) throw new Error(describeError({ code: res.status, body: res.body }));
+    const items = (JSON.parse(res.body) as { items?: { metadata?: { name?: string }; spec?: { syncMode?: string } }[] }).items ?? [];
+    return items.map((c) => ({ name: c.metadata?.name ?? "", syncMode: c.spec?.syncMode ?? "Push" }));
+}
+
+/** Thrown by the join gate: one line per member whose sync mode the config changes. */
+export class SyncModeChangeError extends Error {
+    constructor(public readonly problems: string[]) {
+        super(problems.join("\n"));
+        this.name = "SyncModeChangeError";
+    }
+}
+
+/** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the stack config. */
+export function memberAccessFor(cfg: FleetConfig): MemberAccessPlan {
+    return memberAccessPlan(cfg.karmada.memberAccess, {
+        irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
+        secretNamespaces: cfg.secrets.map((s) => s.namespace),
+        configMapNamespaces: cfg.configMaps.map((c) => c.namespace),
+        manifestObjects: cfg.manifests.flatMap((m) => m.objects.map((o) => ({ group: o.group, resource: o.resource, namespace: o.namespace, name: o.name }))),
+    });
+}
+
+/** The agent image of Pull members: the stack's, else Karmada's own at the control plane's version. */
+export function agentImageFor(cfg: FleetConfig, existingVersion: string | undefined): string | undefined {
+    const version = cfg.karmada.existingKubeconfigPath === undefined ? cfg.karmada.chartVersion : existingVersion;
+    return cfg.karmada.agentImage ?? (version ? `${DEFAULTS.karmadaAgentImage}:${version}` : undefined);
+}
+
+/** Joins one member in its sync mode, once IKO is on it. */
+export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: JoinTarget, narrowAfter: pulumi.Output<unknown> | undefined, opts: pulumi.ComponentResourceOptions): FleetMember {
+    const c = cluster.config;
+    const common = {
+        clusterName: c.name,
+        memberProvider: cluster.provider,
+        karmadaProvider: karmada.provider,
+        apiEndpoint: cluster.apiEndpoint,
+        labels: c.labels,
+        provider: c.provider,
+        region: cluster.region,
+        zones: cluster.zones,
+        memberLifecycle: cluster.lifecycle,
+        karmadaLifecycle: karmada.lifecycle,
+        joinAfter: cluster.joinAfter,
+        access: memberAccessFor(cfg),
+        narrowAfter,
+    };
+    if (c.syncMode !== "Pull") return new KarmadaMember(`${c.name}-member`, { ...common, karmadaClusterNamespace: karmada.clusterNamespace, gate: karmada.gate }, opts);
+    const agentImage = agentImageFor(cfg, karmada.existingVersion);
+    if (!agentImage) {
+        throw new Error(`Kamino cannot tell the version of the existing Karmada for the agent of '${c.name}'; set kamino:karmada.agentImage (e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2)`);
+    }
+    // A kind host publishes the Karmada API on a NodePort of its node container, on the kind network;
+    // an existing Karmada is reached where its kubeconfig says (config/sync-mode.ts refuses loopback).
+    const agentServer =
+        cfg.karmada.existingKubeconfigPath === undefined
+            ? pulumi.output(`https://${cfg.kindNamePrefix}${karmada.hostName}-control-plane:${cfg.karmada.apiServerNodePort}`)
+            : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
+    return new KarmadaPullMember(
+        `${c.name}-member`,
+        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, skipAwait: cfg.testing.skipAwait, gate: karmada.gate },
+        opts,
+    );
+}
