@@ -4,9 +4,15 @@
 // Failed there, stays there when ikoclone comes back (whose stale copy Karmada removes), and goes back
 // by `npm run failback`; its license Secret, a dependency, moves with it. After every step a no-op
 // `up` changes nothing: Kamino does not fight Karmada's placement. Times are printed.
-import { execFile } from "child_process";
+// `npm run status` (commands/status.ts, run as users run it, through the sandbox's pulumi) is checked
+// against what the suite knows at each step: before the outage, while the first member is down (a
+// `--watch --json` that sees it tainted, then evicted, then Running on the backup), after its
+// return, after failback (also its human output), and once the stack is gone.
+import { ChildProcess, execFile, spawn } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
+import type { FleetStatus, IrisClusterView, MemberView } from "../../../components/live/fleet-status";
+import { renderStatus } from "../../../components/live/status-view";
 import { EngineSandbox, REPO } from "../../support/engine";
 import { runPulumi } from "../../support/pulumi-cli";
 import { comeBack, copyOn, goneFrom, outage, placementOf, runsOn } from "../failover-scenario";
@@ -44,6 +50,73 @@ async function licenseOn(member: string): Promise<string | undefined> {
     return s?.data ? Buffer.from(s.data["iris.key"], "base64").toString() : undefined;
 }
 
+
+/** How the suite runs a command of commands/ as `npm run` does, in the sandbox's project and with its pulumi. */
+function commandArgs(command: string, args: string[]): [string, string[], { cwd: string; env: NodeJS.ProcessEnv }] {
+    return [
+        process.execPath,
+        ["-r", "ts-node/register/transpile-only", path.join(REPO, `commands/${command}.ts`), ...args],
+        { cwd: sandbox.project, env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") } },
+    ];
+}
+
+/** `npm run status -- <args>`: its exit code and output. */
+function status(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+    const [cmd, argv, opts] = commandArgs("status", args);
+    return new Promise((resolve) =>
+        execFile(cmd, argv, { ...opts, env: { ...opts.env, ...env } }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr })),
+    );
+}
+
+/** `status --json` of the suite's stack: the object, and an exit code that must agree with its verdict. */
+async function statusJson(): Promise<FleetStatus> {
+    const { code, stdout, stderr } = await status(["--stack", STACK, "--json"]);
+    expect(stderr).toBe("");
+    const s = JSON.parse(stdout) as FleetStatus;
+    expect(code).toBe(s.ok ? 0 : 1);
+    expect(s).toMatchObject({ version: 1, stack: STACK });
+    expect(s.members.map((m) => m.name)).toEqual(FAILOVER_MEMBERS);
+    expect(s.irisClusters.map((i) => i.id)).toEqual([ID]);
+    return s;
+}
+const memberIn = (s: FleetStatus, name: string): MemberView => s.members.find((m) => m.name === name)!;
+const irisIn = (s: FleetStatus): IrisClusterView => s.irisClusters[0];
+const NOT_READY_TAINT = { key: "cluster.karmada.io/not-ready", effect: "NoExecute" };
+
+/** Checks a status that says federated-iris runs on `member` only, as placed, with its license there. */
+function expectRunsOn(s: FleetStatus, member: string): void {
+    expect(s.ok).toBe(true);
+    const iris = irisIn(s);
+    expect(iris).toMatchObject({ mode: "failover", placement: FAILOVER_MEMBERS, scheduled: [member], runningOn: [member], asPlaced: true, problem: null });
+    expect(iris.members.find((m) => m.name === member)).toMatchObject({ scheduled: true, applied: true, phase: "Running", dependencies: [{ kind: "Secret", name: SECRET_NAME, present: true }] });
+    expect(memberIn(s, member)).toMatchObject({ syncMode: "Push", state: "Ready", taints: [] });
+    expect(memberIn(s, member).kubernetesVersion).toMatch(/^v1\.\d+/);
+}
+
+/** `status --watch --json`: every object it printed (one a line, each time something changed). */
+class StatusWatch {
+    readonly seen: FleetStatus[] = [];
+    private readonly child: ChildProcess;
+    private buffer = "";
+    private exited: Promise<number | null>;
+    constructor() {
+        const [cmd, argv, opts] = commandArgs("status", ["--stack", STACK, "--watch", "--json"]);
+        this.child = spawn(cmd, argv, { ...opts, stdio: ["ignore", "pipe", "inherit"] });
+        this.child.stdout!.on("data", (d: Buffer) => {
+            this.buffer += d.toString();
+            const lines = this.buffer.split("\n");
+            this.buffer = lines.pop()!;
+            for (const l of lines.filter(Boolean)) this.seen.push(JSON.parse(l) as FleetStatus);
+        });
+        this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    }
+    /** Interrupts it (Ctrl-C); resolves its exit code, the verdict of the last read. */
+    stop(): Promise<number | null> {
+        this.child.kill("SIGINT");
+        return this.exited;
+    }
+}
+
 /** The failover suite's tests, on the shared fleet. */
 export function failoverSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "failover", { stacks: () => [stack] });
@@ -79,10 +152,42 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(await waitFor(`license on ${FIRST}`, () => licenseOn(FIRST), WAIT)).toBe(LICENSE);
         expect(await licenseOn(BACKUP)).toBeUndefined();
         expect(await noOpUp()).toEqual([FIRST]);
+        // status: as placed on the first member, the backup a standby, and the first schedule as a move.
+        const s = await statusJson();
+        expectRunsOn(s, FIRST);
+        expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({ scheduled: false, evicting: false, applied: null, phase: null, dependencies: [] });
+        expect(memberIn(s, BACKUP)).toMatchObject({ state: "Ready", taints: [] });
+        expect(s.moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", [FIRST]]]);
     });
 
     test("outage: the first member's API server stops; Karmada moves federated-iris to the backup; up changes nothing", async () => {
+        const watch = new StatusWatch();
+        await waitFor("status --watch to print the fleet", async () => (watch.seen.length > 0 ? true : undefined), WAIT);
         const timeline = await outage(fleet, ID, FIRST, BACKUP);
+        // status --watch saw each step (it reads every 2 s; eviction waits 10 s after the taint).
+        await waitFor("status --watch to see it Running on the backup", async () => (watch.seen.some((x) => x.ok && irisIn(x).runningOn[0] === BACKUP) ? true : undefined), WAIT);
+        expect(await watch.stop()).toBe(0);
+        const seen = watch.seen;
+        report.note(`status --watch printed ${seen.length} objects: ${seen.map((x) => `${memberIn(x, FIRST).state}${memberIn(x, FIRST).taints.length ? "+taint" : ""}/${irisIn(x).scheduled.join(",")}/${irisIn(x).runningOn.join(",") || "-"}/${x.ok ? 0 : 1}`).join(" ")}`);
+        expectRunsOn(seen[0], FIRST);
+        const tainted = seen.findIndex((x) => memberIn(x, FIRST).state !== "Ready" && memberIn(x, FIRST).taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect) && irisIn(x).scheduled[0] === FIRST);
+        const evicted = seen.findIndex((x) => !irisIn(x).scheduled.includes(FIRST));
+        const onBackup = seen.findIndex((x) => x.ok && irisIn(x).runningOn[0] === BACKUP);
+        // What a person watching saw at each step (the same renderer as the command's human output).
+        for (const i of [tainted, evicted, onBackup].filter((x) => x >= 0)) report.note(`status --watch, step ${i}:\n${renderStatus(seen[i], { color: false, now: Date.parse(seen[i].readAt) })}`);
+        expect(tainted).toBeGreaterThan(0);
+        expect(evicted).toBeGreaterThan(tainted);
+        expect(onBackup).toBeGreaterThanOrEqual(evicted);
+        // While down and still scheduled there, it is not as placed, and the member is down, not an error.
+        expect(seen[tainted]).toMatchObject({ ok: false, irisClusters: [{ asPlaced: false, runningOn: [] }] });
+        expect(irisIn(seen[tainted]).problem).toContain(`${FIRST} is ${memberIn(seen[tainted], FIRST).state}`);
+        expect(memberIn(seen[tainted], FIRST).since).not.toBeNull();
+        // Once on the backup: as placed, the first member's row no longer scheduled, and the move in the list.
+        // (Karmada's graceful eviction ends within a second of the move here, so an open eviction task is
+        // seldom seen: the unit tests cover it.)
+        expect(irisIn(seen[onBackup])).toMatchObject({ asPlaced: true, scheduled: [BACKUP], runningOn: [BACKUP] });
+        expect(irisIn(seen[onBackup]).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false });
+        expect(seen[onBackup].moves.filter((m) => m.kind === "rescheduled").map((m) => m.members)).toEqual([[BACKUP]]);
         record("outage timeline (s since stop)", { ...timeline });
         // Detection is Karmada's: probe every 10 s, not Ready after failing for 30 s.
         expect(timeline.notReady_s).toBeGreaterThanOrEqual(25);
@@ -96,6 +201,12 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(await waitFor(`license on ${BACKUP}`, () => licenseOn(BACKUP), WAIT)).toBe(LICENSE);
         // The first member is still down: up neither fails on it nor moves anything back.
         expect(await noOpUp()).toEqual([BACKUP]);
+        // status once more, with the license on the backup now: exit 0, the first member shown down.
+        const s = await statusJson();
+        expectRunsOn(s, BACKUP);
+        expect(memberIn(s, FIRST)).toMatchObject({ state: expect.stringMatching(/^(NotReady|Unknown)$/), taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]) });
+        expect(s.moves.map((m) => [m.kind, m.members])).toEqual(expect.arrayContaining([["scheduled", [FIRST]], ["rescheduled", [BACKUP]], ["evicted", [FIRST]]]));
+        expect(s.moves.map((m) => m.kind).indexOf("rescheduled")).toBeGreaterThan(s.moves.map((m) => m.kind).indexOf("scheduled"));
     });
 
     test("return: the first member comes back; its stale copy is removed and federated-iris stays on the backup", async () => {
@@ -105,6 +216,13 @@ export function failoverSuite(shared: SharedFleet): void {
         await new Promise((r) => setTimeout(r, 5_000));
         expect((await placementOf(fleet, ID)).clusters).toEqual([BACKUP]);
         expect(await noOpUp()).toEqual([BACKUP]);
+        // status: the first member Ready and untainted, the eviction done (its stale copy is gone), still on the backup.
+        const s = await statusJson();
+        expectRunsOn(s, BACKUP);
+        expect(memberIn(s, FIRST)).toMatchObject({ state: "Ready", taints: [], reason: null });
+        expect(irisIn(s).evicting).toEqual([]);
+        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, evicting: false });
+        expect(s.moves.filter((m) => m.kind === "evicted").map((m) => m.members)).toContainEqual([FIRST]);
     });
 
     test("failback: one command moves it to the first member again", async () => {
@@ -118,6 +236,29 @@ export function failoverSuite(shared: SharedFleet): void {
         await goneFrom(fleet, ID, BACKUP);
         record("failback to Running on the first member", (Date.now() - t) / 1000);
         expect(await noOpUp()).toEqual([FIRST]);
+        const s = await statusJson();
+        expectRunsOn(s, FIRST);
+        const scheduling = s.moves.filter((m) => ["scheduled", "rescheduled", "failback"].includes(m.kind));
+        expect(scheduling.slice(-2).map((m) => [m.kind, m.members])).toEqual([["rescheduled", [BACKUP]], ["failback", [FIRST]]]);
+        // The moves come from Karmada's own events on the binding.
+        const events = await fleet.karmada.client.get<KubeObject & { items: Array<{ reason: string; count?: number }> }>(
+            `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent("involvedObject.kind=ResourceBinding,involvedObject.name=federated-iris-iriscluster")}`,
+        );
+        report.note(`Karmada's events on the binding: ${events!.items.map((e) => `${e.reason} x${e.count ?? 1}`).join(", ")}`);
+        expect(events!.items.map((e) => e.reason)).toEqual(expect.arrayContaining(["ScheduleBindingSucceed", "EvictWorkloadFromClusterSucceed"]));
+
+        // The human output says the same, once: no colour off a terminal, a row per member, the moves, the verdict.
+        const human = await status(["--stack", STACK]);
+        report.note(`status, after failback:\n${human.stdout}`);
+        expect([human.code, human.stderr]).toEqual([0, ""]);
+        expect(human.stdout).not.toContain("\x1b[");
+        expect(human.stdout).toMatch(new RegExp(`^${FIRST}\\s+Push\\s+Ready\\s+\\S+\\s+-\\s+v1\\.`, "m"));
+        expect(human.stdout).toMatch(new RegExp(`^${BACKUP}\\s+Push\\s+Ready\\s`, "m"));
+        expect(human.stdout).toMatch(new RegExp(`^${ID}\\s+failover ${FIRST}>${BACKUP}\\s+${FIRST}\\s+scheduled\\s+yes\\s+Running\\s+-\\s+1/1$`, "m"));
+        expect(human.stdout).toMatch(new RegExp(`^\\s+${BACKUP}\\s+standby #2\\s`, "m"));
+        expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+rescheduled\\s+${BACKUP}\\s`, "m"));
+        expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+failback\\s+${FIRST}\\s`, "m"));
+        expect(human.stdout).toContain(`${ID}: as placed, runs on ${FIRST}\n`);
     });
 
     test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
@@ -139,5 +280,11 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
         const state = await stack.exportStack();
         expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+        // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
+        const gone = await status(["--stack", STACK]);
+        expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, "", `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`]);
+        const none = await status(["--stack", "no-such-stack"]);
+        expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
+        expect((await status(["--stack"])).code).toBe(2);
     });
 }
