@@ -108,7 +108,7 @@ function show(status: FleetStatus, o: Options, redraw: boolean): void {
         process.stdout.write(`${JSON.stringify(status, null, o.watch ? undefined : 2)}\n`);
         return;
     }
-    const text = renderStatus(status, { color: useColor(process.stdout.isTTY, process.env), now: Date.now() });
+    const text = renderStatus(status, { color: useColor(process.stdout.isTTY, process.env), now: Date.now() }) + (o.watch ? "(watching: redrawn when something changes; Ctrl-C ends it)\n" : "");
     // On a terminal the screen is redrawn in place; elsewhere (a log) each change follows the last.
     process.stdout.write(redraw && process.stdout.isTTY ? `\x1b[H\x1b[2J${text}` : redraw ? `\n${text}` : text);
 }

@@ -53,9 +53,17 @@ export interface IrisMemberView {
     scheduled: boolean;
     /** A graceful eviction task from this member is open: the old copy is on its way out. */
     evicting: boolean;
+    /**
+     * Karmada is deleting its copy there (its Work has a deletion timestamp): while the member is
+     * unreachable that old copy may still run there, and goes once Karmada reaches it again.
+     */
+    deleting: boolean;
     /** Karmada applied the IrisCluster there (`aggregatedStatus[].applied`); null when it reports nothing for the member. */
     applied: boolean | null;
-    /** IKO's phase there as Karmada last reflected it (`Running`, `Creating`, `Failed`...); null before IKO reported one. */
+    /**
+     * IKO's phase there as Karmada last reflected it (`Running`, `Creating`, `Failed`...); null before
+     * IKO reported one. Stale while the member is not Ready (the human view says `(stale)`).
+     */
     phase: string | null;
     /** IKO's first condition there that is not True, as `Type=Status: reason: message`; null when none. */
     condition: string | null;
@@ -150,7 +158,7 @@ type Cluster = {
 type Aggregated = { clusterName?: string; applied?: boolean; health?: string; status?: { phase?: string; conditions?: Condition[] } };
 /** The parts of a ResourceBinding status reads. */
 export type Binding = {
-    metadata?: { name?: string; uid?: string };
+    metadata?: { name?: string; uid?: string; labels?: Record<string, string> };
     spec?: {
         resource?: { kind?: string; name?: string };
         clusters?: Array<{ name?: string }>;
@@ -160,6 +168,11 @@ export type Binding = {
     };
     status?: { aggregatedStatus?: Aggregated[] };
 };
+/** A Karmada Work: the copy of a binding's object for one member, in that member's execution namespace. */
+export type Work = { metadata?: { namespace?: string; deletionTimestamp?: string } };
+/** The member a Work is for: its namespace is `karmada-es-<member>`. */
+const workMember = (w: Work) => (w.metadata?.namespace ?? "").replace(/^karmada-es-/, "");
+
 /** A core/v1 Event as the API returns it. */
 export type KubeEvent = {
     metadata?: { name?: string; creationTimestamp?: string };
@@ -218,22 +231,24 @@ function dependenciesOn(member: string, deps: Binding[]): DependencyView[] {
 
 /**
  * An IrisCluster from its binding (undefined: none yet), the bindings of its dependencies, the
- * stack's target list and the members as Karmada sees them; judged here (see `asPlaced`).
+ * stack's target list, the members as Karmada sees them and the binding's Works; judged here (see `asPlaced`).
  */
-export function irisClusterView(id: string, targets: string[], binding: Binding | undefined, deps: Binding[], members: MemberView[]): IrisClusterView {
+export function irisClusterView(id: string, targets: string[], binding: Binding | undefined, deps: Binding[], members: MemberView[], works: Work[] = []): IrisClusterView {
     const list = failoverList(binding);
     const mode: IrisClusterView["mode"] = !binding ? "unknown" : list ? "failover" : "all";
     const placement = list ?? targets;
     const scheduled = (binding?.spec?.clusters ?? []).map((c) => c.name ?? "");
     const evicting = (binding?.spec?.gracefulEvictionTasks ?? []).map((t) => ({ member: t.fromCluster ?? "", since: t.creationTimestamp ?? null, reason: t.reason ?? null }));
     const aggregated = binding?.status?.aggregatedStatus ?? [];
-    const names = [...new Set([...placement, ...scheduled, ...evicting.map((e) => e.member), ...aggregated.map((a) => a.clusterName ?? "")])];
+    const deleting = works.filter((w) => w.metadata?.deletionTimestamp).map(workMember);
+    const names = [...new Set([...placement, ...scheduled, ...evicting.map((e) => e.member), ...aggregated.map((a) => a.clusterName ?? ""), ...works.map(workMember)])];
     const rows: IrisMemberView[] = names.map((name) => {
         const a = aggregated.find((x) => x.clusterName === name);
         return {
             name,
             scheduled: scheduled.includes(name),
             evicting: evicting.some((e) => e.member === name),
+            deleting: deleting.includes(name),
             applied: a ? a.applied === true : null,
             phase: a?.status?.phase ?? null,
             condition: conditionText(a?.status?.conditions),
@@ -312,6 +327,9 @@ export function movesOf(id: string, events: KubeEvent[], binding: Binding | unde
 }
 
 const CLUSTERS = "/apis/cluster.karmada.io/v1alpha1/clusters";
+/** The label Karmada puts on a binding and on each of its Works. */
+const PERMANENT_ID = "resourcebinding.karmada.io/permanent-id";
+const worksOf = (permanentId: string) => `/apis/work.karmada.io/v1alpha1/works?labelSelector=${encodeURIComponent(`${PERMANENT_ID}=${permanentId}`)}`;
 const bindings = (namespace: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${namespace}/resourcebindings`;
 const bindingEvents = (namespace: string, binding: string) =>
     `/api/v1/namespaces/${namespace}/events?fieldSelector=${encodeURIComponent(`involvedObject.kind=ResourceBinding,involvedObject.name=${binding}`)}`;
@@ -343,7 +361,9 @@ export async function readFleetStatus(get: KarmadaGet, stack: string, outputs: S
         const bindingName = `${name}-iriscluster`;
         const binding = all.find((b) => b.metadata?.name === bindingName);
         const deps = all.filter((b) => (b.spec?.requiredBy ?? []).some((r) => r.name === bindingName && (r.namespace ?? namespace) === namespace));
-        irisClusters.push(irisClusterView(id, targets, binding, deps, members));
+        const permanentId = binding?.metadata?.labels?.[PERMANENT_ID];
+        const works = permanentId ? ((await getJson<{ items?: Work[] }>(get, worksOf(permanentId), `the Works of ${id}`))?.items ?? []) : [];
+        irisClusters.push(irisClusterView(id, targets, binding, deps, members, works));
         // Only this binding's: an earlier one of the same name (a stack destroyed and brought up again) has its own uid.
         const uid = binding?.metadata?.uid;
         const events = ((await getJson<{ items?: KubeEvent[] }>(get, bindingEvents(namespace, bindingName), `the events of ${id}`))?.items ?? []).filter((e) => !uid || !e.involvedObject?.uid || e.involvedObject.uid === uid);

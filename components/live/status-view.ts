@@ -59,6 +59,7 @@ function memberRows(members: MemberView[], now: number): Cell[][] {
 
 /** What Karmada does with an IrisCluster on a member: scheduled there, evicting from there, or neither. */
 function placedText(m: IrisMemberView, i: IrisClusterView): Cell {
+    if (m.deleting) return cell("deleting", "warn");
     if (m.evicting) return cell("evicting", "warn");
     if (m.scheduled) return cell("scheduled");
     return cell(i.mode === "failover" ? `standby #${i.placement.indexOf(m.name) + 1}` : "-");
@@ -71,7 +72,15 @@ function dependencyText(m: IrisMemberView): Cell {
     return missing.length === 0 ? cell(all, m.scheduled ? "good" : "plain") : cell(`${all} missing ${missing.map((d) => `${d.kind}/${d.name}`).join(", ")}`, m.scheduled ? "bad" : "plain");
 }
 
-function irisRows(i: IrisClusterView): Cell[][] {
+/** IKO's phase on a member as Karmada last reflected it; `(stale)` while Karmada cannot reach the member. */
+function phaseText(m: IrisMemberView, members: MemberView[]): Cell {
+    if (!m.phase) return cell("-");
+    const reachable = members.find((x) => x.name === m.name)?.state === "Ready";
+    if (!reachable) return cell(`${m.phase} (stale)`, m.scheduled ? "bad" : "plain");
+    return cell(m.phase, m.scheduled ? phaseTone(m.phase) : "plain");
+}
+
+function irisRows(i: IrisClusterView, members: MemberView[]): Cell[][] {
     const placement = i.mode === "failover" ? `failover ${i.placement.join(">")}` : i.mode === "all" ? `all ${i.placement.join(",") || "-"}` : "unknown";
     return i.members.map((m, n) => [
         cell(n === 0 ? i.id : ""),
@@ -79,7 +88,7 @@ function irisRows(i: IrisClusterView): Cell[][] {
         cell(m.name),
         placedText(m, i),
         cell(m.applied === null ? "-" : m.applied ? "yes" : "no", m.applied === false && m.scheduled ? "bad" : "plain"),
-        m.phase ? cell(m.phase, m.scheduled ? phaseTone(m.phase) : "plain") : cell("-"),
+        phaseText(m, members),
         cell(m.condition ?? "-"),
         dependencyText(m),
     ]);
@@ -100,10 +109,10 @@ export function verdicts(status: FleetStatus, color: boolean): string[] {
 
 /** The human view: members, IrisClusters, recent moves, and a verdict per IrisCluster. */
 export function renderStatus(status: FleetStatus, opts: RenderOptions): string {
-    const out: string[] = [`Stack ${status.stack}, read ${ageOf(status.readAt, opts.now)} ago from the Karmada API`, ""];
+    const out: string[] = [`Stack ${status.stack}, read from the Karmada API at ${status.readAt.slice(11, 19)} UTC`, ""];
     out.push(...table(["MEMBER", "SYNC", "STATE", "SINCE", "TAINTS", "VERSION"], memberRows(status.members, opts.now), opts.color), "");
     if (status.irisClusters.length === 0) out.push("No IrisClusters in this stack.");
-    else out.push(...table(["IRISCLUSTER", "PLACEMENT", "MEMBER", "KARMADA", "APPLIED", "PHASE", "CONDITION", "DEPENDENCIES"], status.irisClusters.flatMap(irisRows), opts.color));
+    else out.push(...table(["IRISCLUSTER", "PLACEMENT", "MEMBER", "KARMADA", "APPLIED", "PHASE", "CONDITION", "DEPENDENCIES"], status.irisClusters.flatMap((i) => irisRows(i, status.members)), opts.color));
     out.push("");
     if (status.moves.length === 0) out.push("No moves in Karmada's events.");
     else out.push(...table(["AGE", "IRISCLUSTER", "MOVE", "MEMBERS", "MESSAGE"], moveRows(status.moves, opts.now), opts.color));

@@ -4,7 +4,7 @@
 // shape, and the one-line messages. The real Karmada is in test/cluster/suites/failover.ts.
 import * as fs from "fs";
 import * as path from "path";
-import { Binding, exitCodeOf, FleetStatus, irisClusterView, KarmadaGet, KubeEvent, memberView, movesOf, readFleetStatus, StatusError } from "../../components/live/fleet-status";
+import { Binding, exitCodeOf, FleetStatus, irisClusterView, KarmadaGet, KubeEvent, memberView, movesOf, readFleetStatus, StatusError, Work } from "../../components/live/fleet-status";
 import { ageOf, notBroughtUpMessage, noSuchStackMessage, renderStatus, table, unreachableMessage, useColor, verdicts, watchKey } from "../../components/live/status-view";
 
 const NOW = Date.parse("2026-12-04T12:00:00Z");
@@ -39,7 +39,7 @@ const running = (clusterName: string, phase = "Running") => ({
 });
 const irisBinding = (on: string[], opts: { aggregated?: unknown[]; evicting?: Array<{ fromCluster: string; creationTimestamp?: string; reason?: string }>; placement?: unknown } = {}): Binding =>
     ({
-        metadata: { name: "federated-iris-iriscluster" },
+        metadata: { name: "federated-iris-iriscluster", labels: { "resourcebinding.karmada.io/permanent-id": "pid-1" } },
         spec: { resource: { kind: "IrisCluster", name: "federated-iris" }, clusters: on.map((name) => ({ name })), placement: opts.placement ?? FAILOVER_PLACEMENT, gracefulEvictionTasks: opts.evicting },
         status: { aggregatedStatus: (opts.aggregated ?? on.map((m) => running(m))) as never },
     }) as Binding;
@@ -57,10 +57,12 @@ const scheduled = (members: string, first: number, last = first, count = 1): Kub
     firstTimestamp: ago(first),
     lastTimestamp: ago(last),
 });
+/** The Work of the IrisCluster for a member; `deleting`: Karmada is deleting it (the member was unreachable). */
+const work = (member: string, deleting = false): Work => ({ metadata: { namespace: `karmada-es-${member}`, ...(deleting ? { deletionTimestamp: ago(40) } : {}) } });
 const evicted = (member: string, at: number): KubeEvent => ({ reason: "EvictWorkloadFromClusterSucceed", message: `Evict from cluster ${member} succeed.`, count: 1, firstTimestamp: ago(at), lastTimestamp: ago(at) });
 
 /** A fake Karmada API answering GETs from a table of paths; records what was asked. */
-function fakeKarmada(objects: { clusters: unknown[]; bindings: Binding[]; events?: KubeEvent[] }) {
+function fakeKarmada(objects: { clusters: unknown[]; bindings: Binding[]; events?: KubeEvent[]; works?: Work[] }) {
     const asked: string[] = [];
     const get: KarmadaGet = async (p) => {
         asked.push(p);
@@ -71,6 +73,7 @@ function fakeKarmada(objects: { clusters: unknown[]; bindings: Binding[]; events
             expect(decodeURIComponent(p.split("=").slice(1).join("="))).toBe("involvedObject.kind=ResourceBinding,involvedObject.name=federated-iris-iriscluster");
             return ok({ items: objects.events ?? [] });
         }
+        if (p === `/apis/work.karmada.io/v1alpha1/works?labelSelector=${encodeURIComponent("resourcebinding.karmada.io/permanent-id=pid-1")}`) return ok({ items: objects.works ?? [] });
         return { status: 404, body: "" };
     };
     return { get, asked };
@@ -98,9 +101,10 @@ describe("judging: exit 0 only when every IrisCluster runs where its placement w
 
     test("failover, moved to the backup (the eviction from the first member still open): as placed, exit 0", async () => {
         const b = irisBinding(["ikodr"], { aggregated: [running("ikoclone"), running("ikodr")], evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }] });
-        const s = await read({ clusters: [cluster("ikoclone", "False", { taints: [TAINT] }), cluster("ikodr", "True")], bindings: [b, secretBinding(["ikodr"])] });
+        const s = await read({ clusters: [cluster("ikoclone", "False", { taints: [TAINT] }), cluster("ikodr", "True")], bindings: [b, secretBinding(["ikodr"])], works: [work("ikoclone", true), work("ikodr")] });
         expect(s.irisClusters[0]).toMatchObject({ scheduled: ["ikodr"], runningOn: ["ikodr"], asPlaced: true, evicting: [{ member: "ikoclone", since: ago(40), reason: "TaintUntolerated" }] });
-        expect(s.irisClusters[0].members.find((m) => m.name === "ikoclone")).toMatchObject({ scheduled: false, evicting: true, dependencies: [{ name: "iris-key-secret", present: false }] });
+        expect(s.irisClusters[0].members.find((m) => m.name === "ikoclone")).toMatchObject({ scheduled: false, evicting: true, deleting: true, dependencies: [{ name: "iris-key-secret", present: false }] });
+        expect(s.irisClusters[0].members.find((m) => m.name === "ikodr")).toMatchObject({ scheduled: true, evicting: false, deleting: false });
         expect(exitCodeOf(s)).toBe(0);
     });
 
@@ -169,21 +173,22 @@ describe("what it prints", () => {
             clusters: [cluster("ikoclone", "False", { since: 125, taints: [TAINT] }), cluster("ikodr", "True", { since: 3720 })],
             bindings: [irisBinding(["ikodr"], { aggregated: [running("ikoclone"), running("ikodr")], evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }] }), secretBinding(["ikodr"])],
             events: [scheduled("ikoclone:0", 900), scheduled("ikodr:0", 35)],
+            works: [work("ikoclone", true), work("ikodr")],
         });
 
     test("the table without colour: members, IrisClusters, moves and the verdict, times as ages", async () => {
         const text = renderStatus(await status(), { color: false, now: NOW });
         expect(text).toBe(
             [
-                "Stack dr, read 0s ago from the Karmada API",
+                "Stack dr, read from the Karmada API at 12:00:00 UTC",
                 "",
                 "MEMBER     SYNC   STATE      SINCE   TAINTS                                         VERSION",
                 "ikoclone   Push   NotReady   2m5s    cluster.karmada.io/not-ready:NoExecute (30s)   v1.36.3",
                 "ikodr      Push   Ready      1h2m    -                                              v1.36.3",
                 "",
-                "IRISCLUSTER              PLACEMENT                 MEMBER     KARMADA     APPLIED   PHASE     CONDITION   DEPENDENCIES",
-                "default/federated-iris   failover ikoclone>ikodr   ikoclone   evicting    yes       Running   -           0/1 missing Secret/iris-key-secret",
-                "                                                   ikodr      scheduled   yes       Running   -           1/1",
+                "IRISCLUSTER              PLACEMENT                 MEMBER     KARMADA     APPLIED   PHASE             CONDITION   DEPENDENCIES",
+                "default/federated-iris   failover ikoclone>ikodr   ikoclone   deleting    yes       Running (stale)   -           0/1 missing Secret/iris-key-secret",
+                "                                                   ikodr      scheduled   yes       Running           -           1/1",
                 "",
                 "AGE   IRISCLUSTER              MOVE          MEMBERS    MESSAGE",
                 "15m   default/federated-iris   scheduled     ikoclone   Binding has been scheduled successfully. Result: {ikoclone:0}",
@@ -218,7 +223,7 @@ describe("what it prints", () => {
         expect(s.version).toBe(1);
         expect(Object.keys(s.members[0])).toEqual(["name", "syncMode", "state", "since", "reason", "taints", "kubernetesVersion"]);
         expect(Object.keys(s.irisClusters[0])).toEqual(["id", "mode", "placement", "scheduled", "runningOn", "evicting", "members", "asPlaced", "problem"]);
-        expect(Object.keys(s.irisClusters[0].members[0])).toEqual(["name", "scheduled", "evicting", "applied", "phase", "condition", "health", "dependencies"]);
+        expect(Object.keys(s.irisClusters[0].members[0])).toEqual(["name", "scheduled", "evicting", "deleting", "applied", "phase", "condition", "health", "dependencies"]);
         expect(Object.keys(s.moves[0])).toEqual(["at", "irisCluster", "kind", "members", "message"]);
         // The example in the docs has the same fields, and no other.
         const example = fs.readFileSync(path.join(__dirname, "../../docs/status.md"), "utf8").split("```jsonc\n")[1].split("```")[0];
