@@ -155,7 +155,8 @@ export function failoverSuite(shared: SharedFleet): void {
         // status: as placed on the first member, the backup a standby, and the first schedule as a move.
         const s = await statusJson();
         expectRunsOn(s, FIRST);
-        expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({ scheduled: false, evicting: false, applied: null, phase: null, dependencies: [] });
+        expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({ scheduled: false, evicting: false, deleting: false, applied: null, phase: null, dependencies: [] });
+        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ deleting: false });
         expect(memberIn(s, BACKUP)).toMatchObject({ state: "Ready", taints: [] });
         expect(s.moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", [FIRST]]]);
     });
@@ -207,6 +208,8 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(memberIn(s, FIRST)).toMatchObject({ state: expect.stringMatching(/^(NotReady|Unknown)$/), taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]) });
         expect(s.moves.map((m) => [m.kind, m.members])).toEqual(expect.arrayContaining([["scheduled", [FIRST]], ["rescheduled", [BACKUP]], ["evicted", [FIRST]]]));
         expect(s.moves.map((m) => m.kind).indexOf("rescheduled")).toBeGreaterThan(s.moves.map((m) => m.kind).indexOf("scheduled"));
+        // Its copy on the first member cannot be deleted while that member is down: status says Karmada is deleting it.
+        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, deleting: true });
     });
 
     test("return: the first member comes back; its stale copy is removed and federated-iris stays on the backup", async () => {
@@ -221,7 +224,7 @@ export function failoverSuite(shared: SharedFleet): void {
         expectRunsOn(s, BACKUP);
         expect(memberIn(s, FIRST)).toMatchObject({ state: "Ready", taints: [], reason: null });
         expect(irisIn(s).evicting).toEqual([]);
-        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, evicting: false });
+        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, evicting: false, deleting: false });
         expect(s.moves.filter((m) => m.kind === "evicted").map((m) => m.members)).toContainEqual([FIRST]);
     });
 
@@ -252,6 +255,7 @@ export function failoverSuite(shared: SharedFleet): void {
         report.note(`status, after failback:\n${human.stdout}`);
         expect([human.code, human.stderr]).toEqual([0, ""]);
         expect(human.stdout).not.toContain("\x1b[");
+        expect(human.stdout).toMatch(new RegExp(`^Stack ${STACK}, read from the Karmada API at \\d\\d:\\d\\d:\\d\\d UTC$`, "m"));
         expect(human.stdout).toMatch(new RegExp(`^${FIRST}\\s+Push\\s+Ready\\s+\\S+\\s+-\\s+v1\\.`, "m"));
         expect(human.stdout).toMatch(new RegExp(`^${BACKUP}\\s+Push\\s+Ready\\s`, "m"));
         expect(human.stdout).toMatch(new RegExp(`^${ID}\\s+failover ${FIRST}>${BACKUP}\\s+${FIRST}\\s+scheduled\\s+yes\\s+Running\\s+-\\s+1/1$`, "m"));
