@@ -82,8 +82,8 @@ export async function liveMembers(karmadaKubeconfig: string): Promise<LiveMember
     return items.map((c) => ({ name: c.metadata?.name ?? "", syncMode: c.spec?.syncMode ?? "Push" }));
 }
 
-/** Thrown by the join gate: one line per member whose sync mode the config changes. */
-export class SyncModeChangeError extends Error {
+/** Thrown by the join gate: one line per member whose sync mode the config changes; a RunError, so Pulumi prints it without a stack trace. */
+export class SyncModeChangeError extends pulumi.RunError {
     constructor(public readonly problems: string[]) {
         super(problems.join("\n"));
         this.name = "SyncModeChangeError";

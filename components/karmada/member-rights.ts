@@ -9,9 +9,12 @@ import { MemberAccessPlan, namespaceObjectRules, PolicyRule } from "./member-acc
 /** Holds back member rules until removed manifests are cleaned up (KarmadaMemberArgs.narrowAfter). */
 export type AfterCleanup = <T>(rules: T) => pulumi.Input<T>;
 
-/** `value`, once `gate` has settled (and failing with it): an input that holds a resource back until the gate allows it. */
-export function gated<T>(gate: pulumi.Output<unknown> | undefined, value: T): pulumi.Input<T> {
-    return gate === undefined ? value : (pulumi.unsecret(gate.apply(() => value)) as pulumi.Output<T>);
+/**
+ * Options that hold a resource back until `gate` settles and fail it if the gate fails (a
+ * `dependsOn` that is an output): a join's every object waits for its gate (JoinTarget.gate).
+ */
+export function gatedBy(gate: pulumi.Output<unknown> | undefined): pulumi.CustomResourceOptions {
+    return gate === undefined ? {} : { dependsOn: gate.apply(() => [] as pulumi.Resource[]) };
 }
 
 /** An RBAC subject on the member. */

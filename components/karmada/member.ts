@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../crds";
 import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./control-plane";
 import { FULL_RULES, MemberAccessPlan } from "./member-access";
-import { AfterCleanup, gated, grantClusterRights, grantNamespaceRights } from "./member-rights";
+import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 
 /** Arguments of a KarmadaMember. */
 export interface KarmadaMemberArgs {
@@ -48,7 +48,7 @@ export interface KarmadaMemberArgs {
      * comes before Karmada's last delete with the wider rights.
      */
     narrowAfter?: pulumi.Input<unknown>;
-    /** Settles when the join may write to Karmada (JoinTarget.gate); a failure stops it before the Cluster. */
+    /** Settles when the join may write (JoinTarget.gate); a failure stops it before it writes anything. */
     gate?: pulumi.Output<unknown>;
 }
 
@@ -96,8 +96,9 @@ export class KarmadaMember extends pulumi.ComponentResource {
     constructor(name: string, args: KarmadaMemberArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaMember", name, {}, opts);
         this.clusterName = args.clusterName;
-        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
+        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
+        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, ...gatedBy(args.gate) };
         const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
         const narrowAfter = args.narrowAfter;
         const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
@@ -175,7 +176,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
             `${name}-cluster`,
             // No labels is no `labels` key: the API server drops an empty map, and `labels: {}` then
             // shows as a change in every preview.
-            { metadata: { name: gated(args.gate, args.clusterName), ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
+            { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
             { ...onKarmada, dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])] },
         );

@@ -82,11 +82,12 @@ export const AGENT_LEASE_RULES: PolicyRule[] = [{ apiGroups: ["coordination.k8s.
 
 /**
  * What the agent needs on its member for itself, beyond the rights of Karmada's identity there
- * (memberAccessPlan): the `kube-system` namespace, whose uid is the Cluster's `spec.id`, and its
- * own events.
+ * (memberAccessPlan): the `kube-system` namespace, whose uid is the Cluster's `spec.id`; its
+ * `--cluster-namespace`, which it checks for at start even with `--report-secrets=None`
+ * (pkg/util/credential.go ObtainCredentialsFromMemberCluster); and its own events.
  */
 export const AGENT_SELF_MEMBER_RULES: PolicyRule[] = [
-    { apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system"], verbs: ["get"] },
+    { apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system", AGENT_NAMESPACE], verbs: ["get"] },
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] },
 ];
 
@@ -116,6 +117,9 @@ export function agentArgs(a: AgentCommandArgs): string[] {
         ...(a.region ? [`--cluster-region=${a.region}`] : []),
         ...(a.zones && a.zones.length > 0 ? [`--cluster-zones=${a.zones.join(",")}`] : []),
         "--report-secrets=None",
+        // Where reported credentials would go, which the agent makes sure exists on the member even
+        // when it reports none: its own namespace, rather than an empty karmada-cluster there.
+        `--cluster-namespace=${AGENT_NAMESPACE}`,
         "--leader-elect=true",
         `--leader-elect-resource-namespace=${AGENT_NAMESPACE}`,
         "--metrics-bind-address=:8080",

@@ -16,7 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { KARMADA_SYSTEM_LABELS } from "./control-plane";
 import { AgentCertificate, PullClusterRegistration } from "./agent-resources";
 import { MemberAccessPlan, PolicyRule } from "./member-access";
-import { AfterCleanup, gated, grantClusterRights, grantNamespaceRights } from "./member-rights";
+import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 import {
     AGENT_KARMADA_LEASE_NAMESPACES,
     AGENT_KUBECONFIG_DIR,
@@ -70,7 +70,7 @@ export interface KarmadaPullMemberArgs {
     narrowAfter?: pulumi.Input<unknown>;
     /** Do not wait for the agent's Deployment to be available (API servers without nodes: tests only). */
     skipAwait?: boolean;
-    /** Settles when the join may write to Karmada (JoinTarget.gate); a failure stops it before the certificate. */
+    /** Settles when the join may write (JoinTarget.gate); a failure stops it before it writes anything. */
     gate?: pulumi.Output<unknown>;
 }
 
@@ -91,8 +91,9 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         super("kamino:index:KarmadaPullMember", name, {}, opts);
         this.clusterName = args.clusterName;
         const n = agentNames(args.clusterName);
-        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle };
+        // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
+        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
+        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, ...gatedBy(args.gate) };
         const narrowAfter = args.narrowAfter;
         const afterCleanup: AfterCleanup = <T>(rules: T): pulumi.Input<T> =>
             narrowAfter === undefined ? rules : (pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
@@ -100,7 +101,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         const karmadaRights = this.karmadaRights(name, args.clusterName, onKarmada);
         const certificate = new AgentCertificate(
             `${name}-agent-cert`,
-            { karmadaKubeconfig: args.karmadaKubeconfig, clusterName: gated(args.gate, args.clusterName), timeoutSeconds: 120 },
+            { karmadaKubeconfig: args.karmadaKubeconfig, clusterName: args.clusterName, timeoutSeconds: 120 },
             { parent: this, deletedWith: args.karmadaLifecycle, dependsOn: karmadaRights },
         );
         this.certificateNotAfter = certificate.notAfter;

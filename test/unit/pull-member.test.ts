@@ -82,7 +82,7 @@ describe("the agent as data", () => {
         const writes = rules.filter((r) => r.resources?.some((x) => x.startsWith("clusters")) && r.verbs.some((v) => v === "update" || v === "delete"));
         for (const r of writes) expect(r.resourceNames).toEqual(["m2"]);
         expect(rules.flatMap((r) => (r.resources?.includes("clusters") ? r.verbs : []))).not.toContain("delete");
-        expect(AGENT_SELF_MEMBER_RULES[0]).toEqual({ apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system"], verbs: ["get"] });
+        expect(AGENT_SELF_MEMBER_RULES[0]).toEqual({ apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system", "karmada-system"], verbs: ["get"] });
     });
 
     test("its Karmada kubeconfig carries the server members reach, Karmada's CA and its own certificate", () => {
