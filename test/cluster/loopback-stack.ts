@@ -30,6 +30,8 @@ export interface LoopbackStackOptions {
      * fleet-wide Secret in `iris` that no IrisCluster names.
      */
     licensed?: boolean;
+    /** Members that join in another sync mode than Push, e.g. `{ ikoclone2: "Pull" }`. */
+    syncModes?: Record<string, "Push" | "Pull">;
 }
 
 /** The synced license Secret of a loopback stack: `namespace/name`. */
@@ -42,7 +44,13 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
     const stack = await sandbox.stack(name, undefined, {
         "kamino:clusters": [
             { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: opts.hostKubeconfig ?? fleet.hostKubeconfig },
-            ...fleet.members.map((m) => ({ name: m.name, provider: "existing", kubeconfigPath: m.kubeconfig, labels: { lab: "loopback" } })),
+            ...fleet.members.map((m) => ({
+                name: m.name,
+                provider: "existing",
+                kubeconfigPath: m.kubeconfig,
+                labels: { lab: "loopback" },
+                ...(opts.syncModes?.[m.name] ? { syncMode: opts.syncModes[m.name] } : {}),
+            })),
         ],
         "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
         "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },

@@ -16,6 +16,7 @@ export const BINARY_NAMES = [
     "karmada-webhook",
     "karmada-controller-manager",
     "karmada-scheduler",
+    "karmada-agent",
 ] as const;
 
 export type BinaryName = (typeof BINARY_NAMES)[number];

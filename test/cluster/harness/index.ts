@@ -12,4 +12,6 @@ export * from "./karmada-objects";
 export { joinCluster, joinNames, clusterCondition, removeMemberJoinObjects, CLUSTER_API_VERSION, KARMADA_SYSTEM_LABELS } from "./join";
 export type { JoinOptions, JoinResult, KarmadaClusterObject } from "./join";
 export { IkoPlayer } from "./iko-player";
+export { AgentPlayer } from "./agent-player";
+export type { AgentPlayerOptions } from "./agent-player";
 export type { IkoReport } from "./iko-player";

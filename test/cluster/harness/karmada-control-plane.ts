@@ -22,7 +22,13 @@ import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER
 
 /** As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection. */
 export const KARMADA_APISERVER_ARGS = ["--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount"];
-const KARMADA_KCM_CONTROLLERS = "namespace,garbagecollector";
+/**
+ * As Karmada's chart, the controllers that matter here: namespaces, garbage collection, and
+ * signing client certificates (csrsigning, with the CA the Karmada API trusts for clients), which a
+ * Pull member's agent certificate needs once karmada-controller-manager's agentcsrapproving has
+ * approved it; csrcleaner removes old requests.
+ */
+const KARMADA_KCM_CONTROLLERS = "namespace,garbagecollector,csrsigning,csrcleaner";
 
 type Conditions = { status?: { conditions?: { type: string; status: string; message?: string }[] } };
 
@@ -179,7 +185,7 @@ export interface KarmadaControllers {
  * karmada-controller-manager with `cmArgs` and karmada-scheduler; returns at once (see waitForControllers).
  */
 export function startControllers(kube: KubeProcesses, p: ClusterPlan, s: ApiServer, ports: ExtensionPorts, cmArgs: string[]): KarmadaControllers {
-    kube.startControllerManager(p, s, KARMADA_KCM_CONTROLLERS);
+    kube.startControllerManager(p, s, KARMADA_KCM_CONTROLLERS, [`--cluster-signing-cert-file=${p.pki.ca.cert}`, `--cluster-signing-key-file=${p.pki.ca.key}`]);
     const cm = kube.supervisor.start({ name: "karmada-controller-manager", command: kube.bins["karmada-controller-manager"], args: cmArgs });
     const sched = kube.supervisor.start({
         name: "karmada-scheduler",

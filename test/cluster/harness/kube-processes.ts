@@ -142,7 +142,7 @@ export class KubeProcesses {
     }
 
     /** Starts the cluster's kube-controller-manager with `controllers` and sets it as `s.controllerManager`. */
-    startControllerManager(p: ClusterPlan, s: ApiServer, controllers: string): ManagedProcess {
+    startControllerManager(p: ClusterPlan, s: ApiServer, controllers: string, extraArgs: string[] = []): ManagedProcess {
         const kcm = this.supervisor.start({
             name: `${p.name}-kube-controller-manager`,
             command: this.bins["kube-controller-manager"],
@@ -159,6 +159,7 @@ export class KubeProcesses {
                 `--controllers=${controllers}`,
                 `--service-account-private-key-file=${p.pki.sa.key}`,
                 `--root-ca-file=${p.pki.ca.cert}`,
+                ...extraArgs,
                 `--v=${this.verbosity}`,
             ],
         });

@@ -5,7 +5,8 @@
 // on its own. After the last suite the fleet is stopped instead.
 import { Stack } from "@pulumi/pulumi/automation";
 import { EngineSandbox, toolchainPath } from "../../support/engine";
-import { ApiServer, IkoPlayer, KubeObject, LoopbackFleet, LoopbackFleetOptions, waitFor } from "../harness";
+import * as path from "path";
+import { AgentPlayer, ApiServer, findBinaries, IkoPlayer, KubeObject, LoopbackFleet, LoopbackFleetOptions, waitFor } from "../harness";
 import { SuiteReport } from "./report";
 
 /** A fleet started by `sharedFleet`; `fleet` throws if its start failed. */
@@ -46,6 +47,8 @@ export interface FleetSuite {
     readonly fleet: LoopbackFleet;
     readonly sandbox: EngineSandbox;
     readonly iko: IkoPlayer;
+    /** Plays kubelet for Pull members' agents, when the suite asked for it (`agents: true`). */
+    readonly agents: AgentPlayer;
     readonly report: SuiteReport;
 }
 
@@ -55,6 +58,8 @@ export interface FleetSuiteOptions {
     ikoOptions?: ConstructorParameters<typeof IkoPlayer>[2];
     /** The suite's stacks, destroyed at its end if it left anything in them. */
     stacks: () => (Stack | undefined)[];
+    /** Run karmada-agent for Deployments of Pull members (AgentPlayer); stopped after the stacks are destroyed. */
+    agents?: boolean;
 }
 
 /**
@@ -67,10 +72,15 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
     const followed = shared.register();
     let sandbox: EngineSandbox | undefined;
     let iko: IkoPlayer | undefined;
+    let agents: AgentPlayer | undefined;
     let before: Fingerprint | undefined;
     beforeAll(async () => {
         before = await fingerprint(shared.fleet);
         iko = new IkoPlayer(shared.fleet.members, options.ikoIntervalMs ?? 1000, options.ikoOptions).start();
+        if (options.agents) {
+            const dir = path.join(shared.fleet.dir, `agents-${name.replace(/\W+/g, "-")}`);
+            agents = new AgentPlayer(shared.fleet.members, { binary: findBinaries()["karmada-agent"], dir }).start();
+        }
         sandbox = new EngineSandbox(toolchainPath("engine"));
     }, 2 * 60_000);
     afterAll(async () => {
@@ -82,6 +92,8 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
             for (const stack of options.stacks()) if (stack) await destroyLeftovers(stack, report);
             if (before) await expectAsFound(shared.fleet, before);
         } finally {
+            // After the destroy: a Pull member's removal needs its agent to drain the member.
+            await agents?.stop();
             sandbox?.cleanup();
         }
     }, 10 * 60_000);
@@ -96,6 +108,10 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
         get iko() {
             if (!iko) throw new Error(`${name}: no IKO player (its beforeAll failed)`);
             return iko;
+        },
+        get agents() {
+            if (!agents) throw new Error(`${name}: no agent player (ask for one with agents: true)`);
+            return agents;
         },
         report,
     };
