@@ -77,6 +77,16 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         });
     });
 
+    test("the standby ikodr joins by Pull: Karmada's agent at the chart's version, dialling the host's node on the kind network", () => {
+        expect(run.kind("Cluster").map((c) => c.inputs.metadata.name)).toEqual(["ikoclone"]);
+        const agent = run.get("kubernetes:apps/v1:Deployment", "ikodr-member-agent");
+        expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.15.0");
+        if (!preview) {
+            const kubeconfig = run.get("kubernetes:core/v1:Secret", "ikodr-member-agent-kubeconfig").inputs.stringData.value["karmada-kubeconfig"];
+            expect(kubeconfig).toContain("server: https://dr-ikofett-control-plane:32443");
+        }
+    });
+
     test("up waits for it on the member Karmada chose, and says where it runs", async () => {
         if (preview) {
             expect(waits).toEqual([]);
