@@ -14,6 +14,7 @@ import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
+import { detectionFlags } from "./karmada/detection";
 import { FleetMember, joinMember, LiveMember, liveMembers, SyncModeChangeError, syncModeChanges } from "./karmada/join";
 import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
@@ -193,6 +194,7 @@ export class Fleet extends pulumi.ComponentResource {
                           timeoutSeconds: cfg.karmada.installTimeoutSeconds,
                           featureGates: cfg.karmada.featureGates,
                           failover: failoverMembers(cfg).length > 0,
+                          detectionArgs: detectionFlags(cfg.karmada.failureDetectionSeconds).controllerManager,
                           values: cfg.karmada.values,
                       },
                   }

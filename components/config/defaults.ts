@@ -30,6 +30,12 @@ export const DEFAULTS = {
     karmadaApiServerNodePort: 32443,
     karmadaApiServerHostPort: 5443,
     karmadaInstallTimeoutSeconds: 900,
+    /**
+     * How long a member may be silent before Karmada marks it not Ready. Chosen by measurement on the
+     * loopback fleet (docs/disaster-recovery.md): a member whose API server blinks for 5 s keeps
+     * IRIS, and failover at the default failoverAfterSeconds takes about 22 s instead of 48 s.
+     */
+    failureDetectionSeconds: 12,
     /** A Pull member's agent pulls its image, registers and reports Ready: usually well under a minute. */
     agentReadyTimeoutSeconds: 300,
     /** Karmada's own agent image; the tag is the control plane's version. */

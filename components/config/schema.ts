@@ -291,21 +291,14 @@ const memberAccessSchema = z
 
 const karmadaSchema = z
     .object({
-        chartVersion: z
-            .string()
-            .regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0"))
-            .default(DEFAULTS.karmadaChartVersion),
+        chartVersion: z.string().regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0")).default(DEFAULTS.karmadaChartVersion),
         chartRepo: z.string().url().default(DEFAULTS.karmadaChartRepo),
         kubectlImage: z.string().min(1).default(DEFAULTS.karmadaKubectlImage),
         apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
         apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),
         installTimeoutSeconds: z.number().int().min(60).max(3600).default(DEFAULTS.karmadaInstallTimeoutSeconds),
-        // Helm would replace the chart's gates map only key by key, but a stack's map replaces
-        // Kamino's default whole: merge here so that setting one gate keeps PropagateDeps on.
-        featureGates: z
-            .record(z.boolean())
-            .default({})
-            .transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
+        // A stack's gates map would replace Kamino's whole: merged, so that one gate keeps PropagateDeps on.
+        featureGates: z.record(z.boolean()).default({}).transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
         values: z.record(z.unknown()).default({}),
         /** Use a Karmada control plane that already runs; no chart is installed. */
         existingKubeconfigPath: z.string().min(1).optional(),
@@ -315,6 +308,13 @@ const karmadaSchema = z
         agentImage: z.string().min(1).optional(),
         /** How long `up` waits for a Pull member's agent to register its Cluster and report it Ready. */
         agentReadyTimeoutSeconds: z.number().int().min(30).max(3600).default(DEFAULTS.agentReadyTimeoutSeconds),
+        /** How long a member may be silent before Karmada marks it not Ready (karmada/detection.ts). */
+        failureDetectionSeconds: z
+            .number({ invalid_type_error: withFix("must be a number of seconds", "write it as a whole number, e.g. 12") })
+            .int(withFix("must be a whole number of seconds", "round it"))
+            .min(8, withFix("must be at least 8 s", "use 8 or more: below that a member whose API server blinks for a few seconds is marked not Ready"))
+            .max(300, withFix("must be at most 300 s", "use 300 or less; Karmada's own default detects in about 40 s"))
+            .default(DEFAULTS.failureDetectionSeconds),
     })
     .strict()
     .default({});

@@ -39,6 +39,11 @@ export interface KarmadaHelmInstall {
      * stack sets itself in `featureGates` still wins.
      */
     failover?: boolean;
+    /**
+     * karmada-controller-manager's failure-detection flags (detection.ts). The chart's command line
+     * has `--cluster-status-update-frequency=10s` and appends these after it; the later one wins.
+     */
+    detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
 }
@@ -71,9 +76,10 @@ export function karmadaChartValues(h: KarmadaHelmInstall): Values {
             kubectl: { image: { registry: "docker.io", repository: h.kubectlImage, tag: "latest" } },
             apiServer: { serviceType: "NodePort", nodePort: h.apiServerNodePort },
             certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...(h.hostNodeName ? [h.hostNodeName] : [])] } },
-            controllerManager: h.failover
-                ? { featureGates: { ...FAILOVER_FEATURE_GATES, ...h.featureGates }, extraCommandArgs: { ...FAILOVER_CONTROLLER_ARGS } }
-                : { featureGates: h.featureGates },
+            controllerManager: {
+                featureGates: h.failover ? { ...FAILOVER_FEATURE_GATES, ...h.featureGates } : h.featureGates,
+                ...(h.failover || h.detectionArgs ? { extraCommandArgs: { ...h.detectionArgs, ...(h.failover ? FAILOVER_CONTROLLER_ARGS : {}) } } : {}),
+            },
         },
         h.values ?? {},
     );

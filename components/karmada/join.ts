@@ -5,6 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterConfig, DEFAULTS, FleetConfig } from "../config";
 import { describeError, kubeRequest } from "../live/kube-read";
+import { detectionFlags } from "./detection";
 import { KarmadaMember } from "./member";
 import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
@@ -137,7 +138,7 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
             : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
-        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, skipAwait: cfg.testing.skipAwait, gate: karmada.gate },
+        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate },
         opts,
     );
 }

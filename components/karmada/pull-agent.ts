@@ -99,6 +99,8 @@ export interface AgentCommandArgs {
     provider?: string;
     region?: string;
     zones?: string[];
+    /** Failure-detection flags (detection.ts `agent`). */
+    detection?: Record<string, string>;
 }
 
 /**
@@ -124,6 +126,7 @@ export function agentArgs(a: AgentCommandArgs): string[] {
         `--leader-elect-resource-namespace=${AGENT_NAMESPACE}`,
         "--metrics-bind-address=:8080",
         "--health-probe-bind-address=:10357",
+        ...Object.entries(a.detection ?? {}).map(([k, v]) => `--${k}=${v}`),
     ];
 }
 

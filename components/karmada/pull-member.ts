@@ -56,6 +56,8 @@ export interface KarmadaPullMemberArgs {
     region?: pulumi.Input<string>;
     /** `Cluster.spec.zones`. */
     zones?: pulumi.Input<pulumi.Input<string>[]>;
+    /** The agent's failure-detection flags (detection.ts `agent`). */
+    detection?: Record<string, string>;
     /** How long to wait for the agent to register and report Ready (and for the drain on removal). */
     readyTimeoutSeconds: number;
     /** Resource whose deletion deletes the member cluster; member-side objects are then not deleted one by one. */
@@ -182,7 +184,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         const labels = { app: n.agent };
         const command = pulumi
             .all([args.apiEndpoint, args.region, args.zones])
-            .apply(([apiEndpoint, region, zones]) => agentArgs({ clusterName: args.clusterName, apiEndpoint, provider: args.provider, region, zones: zones as string[] | undefined }));
+            .apply(([apiEndpoint, region, zones]) => agentArgs({ clusterName: args.clusterName, apiEndpoint, provider: args.provider, region, zones: zones as string[] | undefined, detection: args.detection }));
         return new k8s.apps.v1.Deployment(
             `${name}-agent`,
             {

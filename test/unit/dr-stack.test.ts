@@ -9,6 +9,14 @@ import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
+/** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/detection.ts). */
+const DETECTION_12S = {
+    "cluster-status-update-frequency": "3s",
+    "cluster-failure-threshold": "9s",
+    "cluster-monitor-period": "2s",
+    "cluster-monitor-grace-period": "10s",
+};
+
 const PP = "kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy";
 const CTP = "kubernetes:policy.karmada.io/v1alpha1:ClusterTaintPolicy";
 const RELEASE = "kubernetes:helm.sh/v3:Release";
@@ -69,11 +77,11 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         expect(dependsOn("federated-iris-policy")).toContain(fleet.failover);
     });
 
-    test("Karmada's chart runs the controller-manager with the Failover gate and NoExecute eviction", () => {
+    test("Karmada's chart runs the controller-manager with the Failover gate, NoExecute eviction and detection in 12 s", () => {
         const karmada = run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!;
         expect(karmada.inputs.values.controllerManager).toEqual({
             featureGates: { Failover: true, PropagateDeps: true },
-            extraCommandArgs: { "enable-no-execute-taint-eviction": "true" },
+            extraCommandArgs: { "enable-no-execute-taint-eviction": "true", ...DETECTION_12S },
         });
     });
 
@@ -107,9 +115,9 @@ describe("the dev stack has no failover: Karmada as before", () => {
         kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
         await run.settle();
     });
-    test("no ClusterTaintPolicy, no toleration, no Failover gate", () => {
+    test("no ClusterTaintPolicy, no toleration, no Failover gate; the same failure detection", () => {
         expect(run.ofType(CTP)).toEqual([]);
         expect(plain(run.get(PP, "federated-iris-policy").inputs.spec.placement)).toEqual({ clusterAffinity: { clusterNames: ["ikoclone"] } });
-        expect(run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!.inputs.values.controllerManager).toEqual({ featureGates: { PropagateDeps: true } });
+        expect(run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!.inputs.values.controllerManager).toEqual({ featureGates: { PropagateDeps: true }, extraCommandArgs: DETECTION_12S });
     });
 });

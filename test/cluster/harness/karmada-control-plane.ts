@@ -17,7 +17,8 @@ import { LOOPBACK } from "./ports";
 import { probe } from "./probes";
 import { ManagedProcess } from "./processes";
 import { waitFor } from "./wait";
-import { KAMINO_FEATURE_GATES } from "../../../components/config";
+import { DEFAULTS, KAMINO_FEATURE_GATES } from "../../../components/config";
+import { detectionFlags } from "../../../components/karmada/detection";
 import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/karmada/failover";
 
 /** As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection. */
@@ -165,9 +166,12 @@ export function karmadaControllerManagerArgs(kube: KubeProcesses, p: ClusterPlan
     return [
         `--kubeconfig=${p.kubeconfig}`,
         "--leader-elect=false",
+        // As Karmada's chart: its hard-coded probe interval, then what Kamino appends through
+        // `controllerManager.extraCommandArgs`, whose later flags win: failure detection at Kamino's
+        // default, and what failover placement needs.
         "--cluster-status-update-frequency=10s",
-        // What Kamino sets through Karmada's chart for a fleet with failover placement.
         featureGatesArg({ ...KAMINO_FEATURE_GATES, ...FAILOVER_FEATURE_GATES }),
+        ...commandArgs(detectionFlags(DEFAULTS.failureDetectionSeconds).controllerManager),
         ...commandArgs(FAILOVER_CONTROLLER_ARGS),
         "--metrics-bind-address=0",
         `--health-probe-bind-address=${LOOPBACK}:${ports.kcmHealth}`,

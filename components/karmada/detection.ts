@@ -1,0 +1,48 @@
+// How fast Karmada notices a lost member: `kamino:karmada.failureDetectionSeconds` turned into the
+// flags of karmada-controller-manager and of the Pull members' agents. Pure; used by the chart
+// values, the agent's Deployment, the loopback harness and the tests alike. What each flag does (as
+// karmada-io/karmada@v1.18.2 has it, ../shared/notes/karmada.md §10):
+//
+//   Push member, or a Pull member whose API fails while its agent lives: a status probe every
+//   `--cluster-status-update-frequency`; Ready turns False once the probes have failed for
+//   `--cluster-failure-threshold` (the controller-manager's for Push, the agent's own for Pull).
+//   Pull member whose agent (or its link to Karmada) dies: the agent renews its cluster Lease every
+//   `--cluster-lease-duration` x `--cluster-lease-renew-interval-fraction`; the controller-manager looks
+//   every `--cluster-monitor-period` and turns Ready Unknown once nothing was heard for
+//   `--cluster-monitor-grace-period`.
+
+/** The flags for one detection time, as `--key=value` maps. */
+export interface DetectionFlags {
+    /** karmada-controller-manager (the chart's `controllerManager.extraCommandArgs`). */
+    controllerManager: Record<string, string>;
+    /** Each Pull member's karmada-agent. */
+    agent: Record<string, string>;
+}
+
+/**
+ * Flags under which a silent member is marked not Ready within about `seconds`: a probe every
+ * quarter of it, failures for the rest; the Lease renewed every quarter, looked at every eighth,
+ * and given up on after the rest. Short blips (an API server restarting for a few seconds) stay
+ * under the failure threshold and change nothing.
+ */
+export function detectionFlags(seconds: number): DetectionFlags {
+    const probe = Math.max(1, Math.round(seconds / 4));
+    const monitor = Math.max(1, Math.round(seconds / 8));
+    const threshold = seconds - probe;
+    const grace = seconds - monitor;
+    const s = (n: number) => `${n}s`;
+    return {
+        controllerManager: {
+            "cluster-status-update-frequency": s(probe),
+            "cluster-failure-threshold": s(threshold),
+            "cluster-monitor-period": s(monitor),
+            "cluster-monitor-grace-period": s(grace),
+        },
+        agent: {
+            "cluster-status-update-frequency": s(probe),
+            "cluster-failure-threshold": s(threshold),
+            "cluster-lease-duration": s(seconds),
+            "cluster-lease-renew-interval-fraction": "0.25",
+        },
+    };
+}

@@ -1,0 +1,56 @@
+// Failure detection: the one knob (kamino:karmada.failureDetectionSeconds) and the flags it becomes,
+// for karmada-controller-manager and for the Pull members' agents.
+import { ConfigError, DEFAULTS, loadFleetConfig } from "../../components/config";
+import { detectionFlags } from "../../components/karmada/detection";
+import { agentArgs } from "../../components/karmada/pull-agent";
+
+const secs = (v: string) => Number(/^(\d+)s$/.exec(v)![1]);
+
+describe("detectionFlags", () => {
+    test("Kamino's default: a probe every 3 s, not Ready after 9 s of failures; the Lease renewed every 3 s, Unknown after 10 s of silence", () => {
+        expect(DEFAULTS.failureDetectionSeconds).toBe(12);
+        expect(detectionFlags(12)).toEqual({
+            controllerManager: { "cluster-status-update-frequency": "3s", "cluster-failure-threshold": "9s", "cluster-monitor-period": "2s", "cluster-monitor-grace-period": "10s" },
+            agent: { "cluster-status-update-frequency": "3s", "cluster-failure-threshold": "9s", "cluster-lease-duration": "12s", "cluster-lease-renew-interval-fraction": "0.25" },
+        });
+    });
+
+    test.each([8, 10, 12, 15, 20, 30, 40, 60, 120, 300])("at %i s every path detects within the time, and a live member is never given up on", (s) => {
+        const { controllerManager: cm, agent } = detectionFlags(s);
+        // Probing: the first failed probe comes within one interval, Ready turns False after the threshold.
+        expect(secs(cm["cluster-status-update-frequency"]) + secs(cm["cluster-failure-threshold"])).toBe(s);
+        expect(agent["cluster-failure-threshold"]).toBe(cm["cluster-failure-threshold"]);
+        // A 5 s blink stays under the failure threshold.
+        expect(secs(cm["cluster-failure-threshold"])).toBeGreaterThan(5);
+        // Lease: the grace period outlasts a renewal plus a monitor period (notes §9a), and ends within the time.
+        const renew = secs(agent["cluster-lease-duration"]) * Number(agent["cluster-lease-renew-interval-fraction"]);
+        expect(secs(cm["cluster-monitor-grace-period"])).toBeGreaterThan(renew + secs(cm["cluster-monitor-period"]));
+        expect(secs(cm["cluster-monitor-grace-period"]) + secs(cm["cluster-monitor-period"])).toBe(s);
+    });
+
+    test("the agent runs with them", () => {
+        expect(agentArgs({ clusterName: "m", apiEndpoint: "https://m", detection: detectionFlags(12).agent })).toEqual(
+            expect.arrayContaining(["--cluster-status-update-frequency=3s", "--cluster-failure-threshold=9s", "--cluster-lease-duration=12s"]),
+        );
+    });
+});
+
+describe("kamino:karmada.failureDetectionSeconds", () => {
+    const base = { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }], iko: { chartPath: "./chart" } };
+    const errorOf = (karmada: Record<string, unknown>) => {
+        try {
+            loadFleetConfig(Object.fromEntries(Object.entries({ ...base, karmada }).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)])), { pathExists: () => true });
+            return "";
+        } catch (e) {
+            if (e instanceof ConfigError) return e.message;
+            throw e;
+        }
+    };
+    test.each([
+        [5, /failureDetectionSeconds = 5: must be at least 8 s; fix: use 8 or more/],
+        [400, /failureDetectionSeconds = 400: must be at most 300 s; fix: use 300 or less/],
+        [12.5, /failureDetectionSeconds = 12.5: must be a whole number of seconds; fix: round it/],
+        ["12s", /failureDetectionSeconds = "12s": must be a number of seconds; fix: write it as a whole number/],
+    ])("%p is refused before anything is created", (v, message) => expect(errorOf({ failureDetectionSeconds: v })).toMatch(message));
+    test("12 by default, any whole number from 8 to 300 accepted", () => expect(errorOf({ failureDetectionSeconds: 30 })).toBe(""));
+});
