@@ -153,7 +153,9 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(await licenseOn(BACKUP)).toBeUndefined();
         expect(await noOpUp()).toEqual([FIRST]);
         // status: as placed on the first member, the backup a standby, and the first schedule as a move.
+        const t0 = Date.now();
         const s = await statusJson();
+        record("status --json (pulumi stack output, then the Karmada API)", (Date.now() - t0) / 1000);
         expectRunsOn(s, FIRST);
         expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({ scheduled: false, evicting: false, deleting: false, applied: null, phase: null, dependencies: [] });
         expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ deleting: false });
