@@ -292,7 +292,7 @@ export class Fleet extends pulumi.ComponentResource {
                     // Adopt a namespace that already exists on a member instead of reporting a conflict.
                     { metadata: { name: ns, annotations: { "work.karmada.io/conflict-resolution": "overwrite" } } },
                     // After Karmada's rights in it on every member; removed before they are narrowed.
-                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle, dependsOn: Object.values(this.members).flatMap((m) => m.access) },
+                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle, dependsOn: Object.values(this.members).flatMap((m) => m.propagatesAfter) },
                 ),
         );
     }
@@ -314,7 +314,8 @@ export class Fleet extends pulumi.ComponentResource {
                 karmadaLifecycle: karmada.lifecycle,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
-            { parent: this, dependsOn: namespaces },
+            // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
+            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
         );
     }
 
@@ -329,7 +330,8 @@ export class Fleet extends pulumi.ComponentResource {
                 karmadaLifecycle: karmada.lifecycle,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
-            { parent: this, dependsOn: namespaces },
+            // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
+            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
         );
     }
 
@@ -350,7 +352,7 @@ export class Fleet extends pulumi.ComponentResource {
                 karmadaLifecycle: karmada.lifecycle,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
-            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.access), ...(this.failover ? [this.failover] : [])] },
+            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])] },
         );
     }
 

@@ -92,6 +92,11 @@ export class KarmadaMember extends pulumi.ComponentResource {
      * member depends on them: created before, deleted after.
      */
     public readonly access: pulumi.Resource[];
+    /**
+     * What every object Karmada propagates to this member waits for, and outlives on destroy: the
+     * access bindings (Karmada's controllers clean up with their rights still in place).
+     */
+    public readonly propagatesAfter: pulumi.Resource[];
 
     constructor(name: string, args: KarmadaMemberArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaMember", name, {}, opts);
@@ -106,6 +111,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
         const identity = this.memberIdentity(name, args.clusterName, access, afterCleanup, onMember);
         const subject = { kind: "ServiceAccount", name: identity.serviceAccount.name, namespace: identity.serviceAccount.namespace };
         this.access = [identity.binding, ...grantNamespaceRights(name, { roleName: joinNames(args.clusterName).clusterRole, access, subject, afterCleanup }, onMember)];
+        this.propagatesAfter = this.access;
         this.cluster = this.karmadaCluster(name, args, identity, onKarmada);
         this.registerOutputs({ clusterName: this.clusterName });
     }

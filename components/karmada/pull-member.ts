@@ -84,6 +84,12 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
     public readonly cluster: PullClusterRegistration;
     /** The bindings that give the agent its rights on the member; Karmada's writes there depend on them. */
     public readonly access: pulumi.Resource[];
+    /**
+     * What every object Karmada propagates to this member waits for, and outlives on destroy: the
+     * agent's rights and its registration. The registration's removal drains the member, so nothing
+     * that would send new Works there (a Secret's template, a namespace) may outlive it.
+     */
+    public readonly propagatesAfter: pulumi.Resource[];
     /** The agent's Deployment on the member. */
     public readonly agent: k8s.apps.v1.Deployment;
     /** When the agent's certificate expires; an `up` after two thirds of its life renews it. */
@@ -140,6 +146,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
             },
             { parent: this, dependsOn: [this.agent], deletedWith: args.karmadaLifecycle },
         );
+        this.propagatesAfter = [...this.access, this.cluster];
         this.registerOutputs({ clusterName: this.clusterName, certificateNotAfter: this.certificateNotAfter });
     }
 

@@ -266,7 +266,10 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
     const stack = {
         clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }, { name: "m2", provider: "kind", syncMode: "Pull", labels: { tier: "dr" } }],
         iko: { chartPath: FIXTURE_CHART },
-        irisClusters: [{ name: "everywhere", image: "iris:1" }],
+        irisClusters: [
+            { name: "everywhere", image: "iris:1" },
+            { name: "in-iris", namespace: "iris", image: "iris:1" },
+        ],
     };
     const run = new MockRun(false);
     const seen: pulumi.ResourceTransformationArgs[] = [];
@@ -338,6 +341,13 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         const optsOf = (name: string) => seen.find((s) => s.name === name)!.opts;
         expect([optsOf("m2-member-registration").dependsOn].flat()).toContain(fleet.members.m2 && (fleet.members.m2 as { agent?: unknown }).agent);
         expect([optsOf("everywhere").dependsOn].flat()).toContain(fleet.members.m2.cluster);
+    });
+
+    test("what Karmada propagates waits for the Pull member's registration and goes before it: its removal drains the member", () => {
+        const optsOf = (name: string) => seen.find((s) => s.name === name)!.opts;
+        const registration = fleet.members.m2.cluster;
+        expect([optsOf("karmada-ns-iris").dependsOn].flat()).toContain(registration);
+        expect([optsOf("karmada-ns-iris").dependsOn].flat()).not.toContain(fleet.members.m1.cluster);
     });
 
     test("up asks the live Karmada for its members before any join writes to it", () => {
