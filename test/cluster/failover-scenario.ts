@@ -1,7 +1,7 @@
-// Failover on the loopback fleet, measured step by step: what the failover test asserts and what
-// `npm run bench` times. An outage is the first member's API server stopped; Karmada's own view (its
-// Cluster, the taint, the ResourceBinding, the template's aggregated status) is read every 250 ms and
-// the first moment each step is seen is kept.
+// Failover on the loopback fleet, measured step by step: what the failover tests assert and what
+// `npm run bench` times. An outage is the first member's API server stopped (or, for a Pull member,
+// its agent: a Fault); Karmada's own view (its Cluster, the taint, the ResourceBinding, the
+// template's aggregated status) is read every 250 ms and the first moment each step is seen is kept.
 import { KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
 
 const IRIS_API = "intersystems.com/v1alpha1";
@@ -72,10 +72,19 @@ class Steps<K extends string> {
 /** Polls every 250 ms; no process is watched, since an outage stops one on purpose. */
 const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>) => waitFor(what, check, { timeoutMs, intervalMs: 250 });
 
-/** Stops `first`'s API server and times Karmada's failover of `id` to `backup`, until it runs there. */
-export async function outage(fleet: LoopbackFleet, id: string, first: string, backup: string, timeoutMs = 180_000): Promise<OutageTimeline> {
+/** What cuts a member off (default: its API server stops) and what brings it back (default: it starts again). */
+export interface Fault {
+    cut: () => Promise<void>;
+    restore: () => Promise<void>;
+}
+
+/** The member's API server stopped, then started again. */
+export const apiServerDown = (fleet: LoopbackFleet, member: string): Fault => ({ cut: () => fleet.stopApiServer(member), restore: () => fleet.startApiServer(member) });
+
+/** Cuts `first` off (its API server, unless `fault` says otherwise) and times Karmada's failover of `id` to `backup`, until it runs there. */
+export async function outage(fleet: LoopbackFleet, id: string, first: string, backup: string, timeoutMs = 180_000, fault = apiServerDown(fleet, first)): Promise<OutageTimeline> {
     const t0 = Date.now();
-    await fleet.stopApiServer(first);
+    await fault.cut();
     const steps = new Steps<keyof OutageTimeline>(t0);
     await until(`${id} Running on ${backup} after ${first} went down`, timeoutMs, async () => {
         const [cluster, p] = await Promise.all([clusterOf(fleet, first), placementOf(fleet, id)]);
@@ -100,10 +109,10 @@ export interface ReturnTimeline {
     ready_s: number;
 }
 
-/** Starts `first`'s API server again; times the removal of the stale copy and the member's return to Ready. */
-export async function comeBack(fleet: LoopbackFleet, id: string, first: string, timeoutMs = 180_000): Promise<ReturnTimeline> {
+/** Brings `first` back (its API server, unless `fault` says otherwise); times the removal of the stale copy and the member's return to Ready. */
+export async function comeBack(fleet: LoopbackFleet, id: string, first: string, timeoutMs = 180_000, fault = apiServerDown(fleet, first)): Promise<ReturnTimeline> {
     const t0 = Date.now();
-    await fleet.startApiServer(first);
+    await fault.restore();
     const steps = new Steps<keyof ReturnTimeline>(t0);
     await until(`${first} Ready without its stale copy of ${id}`, timeoutMs, async () => {
         const [cluster, copy] = await Promise.all([clusterOf(fleet, first), copyOn(fleet, first, id)]);

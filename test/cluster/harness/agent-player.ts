@@ -48,6 +48,7 @@ export interface AgentPlayerOptions {
 export class AgentPlayer {
     private readonly supervisor: ProcessSupervisor;
     private readonly running = new Map<string, Running>();
+    private readonly starts = new Map<string, number>();
     private timer: NodeJS.Timeout | undefined;
     private busy: Promise<void> = Promise.resolve();
     /** Members whose agent the test has stopped (a lost agent): not started again until resumed. */
@@ -110,7 +111,19 @@ export class AgentPlayer {
     }
 
     private async tick(): Promise<void> {
-        await Promise.all(this.members.map((m) => this.reconcile(m).catch(() => undefined))); // a stopped member API is skipped
+        await Promise.all(
+            this.members.map((m) =>
+                this.reconcile(m).catch((e: Error) => {
+                    // A stopped member API is skipped until it answers; anything else is worth a line in the log.
+                    if (!/ECONNREFUSED|socket hang up|ECONNRESET/.test(e.message)) this.note(`${m.name}: ${e.message}`);
+                }),
+            ),
+        );
+    }
+
+    /** A line in the player's own log (agents.log beside the agents' logs). */
+    private note(line: string): void {
+        fs.appendFileSync(path.join(this.opts.dir, "agents.log"), `${new Date().toISOString()} ${line}\n`);
     }
 
     private async reconcile(member: ApiServer): Promise<void> {
@@ -135,7 +148,9 @@ export class AgentPlayer {
             crashes = current.crashes + 1;
             if (Date.now() - current.exitedAt < backOffMs(crashes)) return;
         }
-        const starts = (current?.starts ?? 0) + 1;
+        // Counted over the player's life: a log and a process name per start, never reused.
+        const starts = (this.starts.get(member.name) ?? 0) + 1;
+        this.starts.set(member.name, starts);
         const process = await this.startAgent(member, wanted, starts);
         this.running.set(member.name, { template, process, starts, crashes });
     }

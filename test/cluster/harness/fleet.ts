@@ -170,6 +170,21 @@ export class LoopbackFleet {
         await this.kube!.waitForReadyz(s);
     }
 
+    /**
+     * Freezes one cluster's API server for `ms` (SIGSTOP, then SIGCONT): connections are accepted
+     * but nothing is answered, as in a short network stall, and it answers again at once after. A
+     * stop and start cannot blink this briefly: a restarted API server needs seconds before it serves.
+     */
+    async freezeApiServer(name: string, ms: number): Promise<void> {
+        const pid = this.server(name).apiserver.pid;
+        process.kill(pid, "SIGSTOP");
+        try {
+            await new Promise((r) => setTimeout(r, ms));
+        } finally {
+            process.kill(pid, "SIGCONT");
+        }
+    }
+
     /** Throws, with log tails, if any process of the fleet has exited. */
     assertRunning(): void {
         const dead = this.supervisor?.crashed() ?? [];
