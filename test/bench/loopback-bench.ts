@@ -3,8 +3,9 @@
 // table (min / median / max) and writes the same figures as JSON.
 //
 // Then failover at Kamino's defaults (Pulumi.dr.yaml's federated-iris over ikoclone and ikodr): on one
-// fleet, several cycles of outage (the first member's API server stopped until the IrisCluster runs
-// on the backup), return (restarted until its stale copy is gone) and failback.
+// fleet per sync mode, several cycles of outage (until the IrisCluster runs on the backup), return
+// (until its stale copy is gone) and failback. Push: the first member's API server stops. Pull (both
+// members joined by Pull, the real karmada-agent): its agent stops, then its API server.
 //
 //   KAMINO_BENCH_SCALES=1,2,4,8  member counts (default 1,2,4,8)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
@@ -13,9 +14,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import { EngineSandbox, toolchainPath } from "../support/engine";
-import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath } from "../cluster/harness";
+import * as path from "path";
+import { AgentPlayer, findBinaries, IkoPlayer, KubeObject, LoopbackFleet, resourcePath } from "../cluster/harness";
 import { loopbackStack } from "../cluster/loopback-stack";
-import { comeBack, outage, OutageTimeline, ReturnTimeline, runsOn } from "../cluster/failover-scenario";
+import { apiServerDown, comeBack, Fault, outage, OutageTimeline, ReturnTimeline, runsOn } from "../cluster/failover-scenario";
+import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 
@@ -82,33 +85,54 @@ async function once(members: number, binPath: string): Promise<Record<Metric, nu
 const FAILOVER_METRICS = ["notReady_s", "tainted_s", "evicted_s", "scheduled_s", "failover_s", "stale_removed_s", "ready_s", "failback_s"] as const;
 type FailoverMetric = (typeof FAILOVER_METRICS)[number];
 
-/** Failover cycles on one 2-member fleet: outage, return, failback; the stack made once. */
-async function failoverCycles(runs: number, binPath: string): Promise<Record<FailoverMetric, number>[]> {
+/** What is lost in one failover cycle: a Push member's API server, a Pull member's agent, or a Pull member's API server. */
+const FAULTS = ["push_apiserver", "pull_agent", "pull_apiserver"] as const;
+type FaultKind = (typeof FAULTS)[number];
+
+/**
+ * Failover cycles on one 2-member fleet per sync mode: outage, return, failback; the stack made once
+ * per mode. Push: the first member's API server stops. Pull (both members joined by Pull, the real
+ * karmada-agent played by the harness): its agent stops, then, in the same cycle, its API server.
+ */
+async function failoverCycles(runs: number, binPath: string, mode: "Push" | "Pull"): Promise<Partial<Record<FaultKind, Record<FailoverMetric, number>[]>>> {
     const id = "default/federated-iris";
     const fleet = new LoopbackFleet({ hostName: "ikofett", members: ["ikoclone", "ikodr"] });
     const sandbox = new EngineSandbox(binPath);
     let iko: IkoPlayer | undefined;
-    const out: Record<FailoverMetric, number>[] = [];
+    let agents: AgentPlayer | undefined;
+    const out: Partial<Record<FaultKind, Record<FailoverMetric, number>[]>> = {};
     try {
         await fleet.start();
         iko = new IkoPlayer(fleet.members, 0).start();
-        const stack = await loopbackStack(sandbox, fleet, "bench-failover", { irisClustersFrom: "Pulumi.dr.yaml" });
+        if (mode === "Pull") agents = new AgentPlayer(fleet.members, { binary: findBinaries()["karmada-agent"], dir: path.join(fleet.dir, "agents") }).start();
+        const syncModes = mode === "Pull" ? { ikoclone: "Pull" as const, ikodr: "Pull" as const } : undefined;
+        const stack = await loopbackStack(sandbox, fleet, `bench-failover-${mode.toLowerCase()}`, { irisClustersFrom: "Pulumi.dr.yaml", syncModes });
         const up = await stack.up();
         if (up.summary.result !== "succeeded") throw new Error(`up ${up.summary.result}`);
         const karmada = fs.readFileSync(fleet.karmadaKubeconfig, "utf8");
+        const faults: [FaultKind, Fault][] =
+            mode === "Push"
+                ? [["push_apiserver", apiServerDown(fleet, "ikoclone")]]
+                : [
+                      ["pull_agent", { cut: () => agents!.pause("ikoclone"), restore: async () => agents!.resume("ikoclone") }],
+                      ["pull_apiserver", apiServerDown(fleet, "ikoclone")],
+                  ];
         for (let i = 0; i < runs; i++) {
-            const away: OutageTimeline = await outage(fleet, id, "ikoclone", "ikodr");
-            const back: ReturnTimeline = await comeBack(fleet, id, "ikoclone");
-            const t = Date.now();
-            await failback((method, path, body, contentType) => kubeRequest(karmada, method, path, body, { contentType }), id);
-            await runsOn(fleet, id, "ikoclone");
-            const r = { ...away, ...back, failback_s: seconds(Date.now() - t) };
-            console.log(`failover run ${i + 1}/${runs}: ${FAILOVER_METRICS.map((m) => `${m}=${r[m].toFixed(1)}`).join(" ")}`);
-            out.push(r);
+            for (const [kind, fault] of faults) {
+                const away: OutageTimeline = await outage(fleet, id, "ikoclone", "ikodr", 180_000, fault);
+                const back: ReturnTimeline = await comeBack(fleet, id, "ikoclone", 180_000, fault);
+                const t = Date.now();
+                await failback((method, p, body, contentType) => kubeRequest(karmada, method, p, body, { contentType }), id);
+                await runsOn(fleet, id, "ikoclone");
+                const r = { ...away, ...back, failback_s: seconds(Date.now() - t) };
+                console.log(`failover ${kind} run ${i + 1}/${runs}: ${FAILOVER_METRICS.map((m) => `${m}=${r[m].toFixed(1)}`).join(" ")}`);
+                (out[kind] ??= []).push(r);
+            }
         }
         await stack.destroy();
     } finally {
         await iko?.stop();
+        await agents?.stop();
         sandbox.cleanup();
         await fleet.stop();
     }
@@ -127,9 +151,13 @@ async function main(): Promise<void> {
         }
         results[String(members)] = Object.fromEntries(METRICS.map((m) => [m, stats(runs.map((r) => r[m]))])) as Record<Metric, Stats>;
     }
-    const cycles = FAILOVER_RUNS > 0 ? await failoverCycles(FAILOVER_RUNS, binPath) : [];
-    const failover = cycles.length ? (Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(cycles.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>) : undefined;
-    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.length };
+    const cycles = FAILOVER_RUNS > 0 ? { ...(await failoverCycles(FAILOVER_RUNS, binPath, "Push")), ...(await failoverCycles(FAILOVER_RUNS, binPath, "Pull")) } : {};
+    const timeline = (rs: Record<FailoverMetric, number>[]) => Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(rs.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>;
+    // `failover` keeps its shape (a Push member's API server lost); the Pull faults sit beside it.
+    const failover = cycles.push_apiserver
+        ? { ...timeline(cycles.push_apiserver), detection_s: DEFAULTS.failureDetectionSeconds, pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) } }
+        : undefined;
+    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.push_apiserver?.length ?? 0 };
     // Sections this run did not measure keep their figures, and the machine they were taken on.
     const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
     const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
@@ -142,8 +170,10 @@ async function main(): Promise<void> {
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
     console.log([`seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`, head, `|---|${METRICS.map(() => "---").join("|")}|`, ...rows].join("\n"));
     if (failover) {
-        console.log(`failover at Kamino's defaults, seconds since the outage (return and failback: since their start), min / median / max of ${cycles.length} run(s)`);
-        console.log(FAILOVER_METRICS.map((m) => `  ${m}: ${failover[m].min} / ${failover[m].median} / ${failover[m].max}`).join("\n"));
+        console.log(`failover at Kamino's defaults (detection ${DEFAULTS.failureDetectionSeconds} s), seconds since the outage (return and failback: since their start), min / median / max of ${machine.failover_runs} run(s)`);
+        for (const [what, t] of [["Push, API server lost", failover], ["Pull, agent lost", failover.pull.agent_lost], ["Pull, API server lost", failover.pull.apiserver_lost]] as const) {
+            console.log(`${what}\n${FAILOVER_METRICS.map((m) => `  ${m}: ${t[m].min} / ${t[m].median} / ${t[m].max}`).join("\n")}`);
+        }
     }
     console.log(`wrote ${OUT}`);
 }
