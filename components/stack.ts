@@ -3,6 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, DEFAULTS, FleetConfig, loadFleetConfig } from "./config";
+import { detectionFlags } from "./karmada/detection";
 import { imageTag } from "./karmada/pull-agent";
 import { CrdReader } from "./karmada/crd-mirror";
 import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./checks/failover-readiness";
@@ -45,7 +46,7 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
         const config = checkedConfig(raw, opts);
         if (!pulumi.runtime.isDryRun() && needsFailoverReadiness(config)) {
             const probe = (opts.karmadaProbe ?? liveProbe)(config);
-            const { problems, notes } = await failoverReadiness(probe);
+            const { problems, notes } = await failoverReadiness(probe, detectionFlags(config.karmada.failureDetectionSeconds).controllerManager);
             if (problems.length > 0) throw new FailoverReadinessError(problems);
             for (const n of notes) pulumi.log.warn(n);
         }

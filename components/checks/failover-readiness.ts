@@ -69,8 +69,27 @@ export function missingControllerSettings(command: string[]): string[] {
     ];
 }
 
-/** Asks the probe what an existing Karmada allows and runs, and says what is missing for failover. */
-export async function failoverReadiness(probe: KarmadaProbe): Promise<FailoverReadiness> {
+/**
+ * The flags of `detection` (karmada/detection.ts) that `command` sets otherwise, or not at all, as
+ * `--flag=value` (the later of repeated flags wins, as in Go's flag parsing).
+ */
+export function detectionMismatches(command: string[], detection: Readonly<Record<string, string>>): string[] {
+    const values = new Map<string, string>();
+    for (const a of command) {
+        const m = /^--?([\w-]+)=(.*)$/.exec(a);
+        if (m) values.set(m[1], m[2]);
+    }
+    return Object.entries(detection)
+        .filter(([k, v]) => values.get(k) !== v)
+        .map(([k, v]) => `--${k}=${v}`);
+}
+
+/**
+ * Asks the probe what an existing Karmada allows and runs, and says what is missing for failover;
+ * detection flags other than `detection` (kamino:karmada.failureDetectionSeconds) are a note: the
+ * owner's Karmada may detect slower or faster than the stack says, and failover still works.
+ */
+export async function failoverReadiness(probe: KarmadaProbe, detection: Readonly<Record<string, string>> = {}): Promise<FailoverReadiness> {
     const problems: string[] = [];
     const notes: string[] = [];
     const dryRun = await probe.dryRunTaintPolicy();
@@ -96,6 +115,13 @@ export async function failoverReadiness(probe: KarmadaProbe): Promise<FailoverRe
     } else {
         const missing = missingControllerSettings(command);
         if (missing.length > 0) problems.push(`karmada-controller-manager runs without ${missing.join(" ")}. Fix: add ${missing.length > 1 ? "them" : "it"} to its command line`);
+        const slower = detectionMismatches(command, detection);
+        if (slower.length > 0) {
+            notes.push(
+                `karmada-controller-manager does not run with the failure detection of kamino:karmada.failureDetectionSeconds (${slower.join(" ")}); ` +
+                    "Kamino does not configure a Karmada it did not install, so members are marked not Ready on its own schedule",
+            );
+        }
     }
     return { problems, notes };
 }

@@ -3,6 +3,7 @@
 import { ConfigError, DEFAULTS, loadFleetConfig } from "../../components/config";
 import { detectionFlags } from "../../components/karmada/detection";
 import { agentArgs } from "../../components/karmada/pull-agent";
+import { detectionMismatches, failoverReadiness } from "../../components/checks/failover-readiness";
 
 const secs = (v: string) => Number(/^(\d+)s$/.exec(v)![1]);
 
@@ -53,4 +54,30 @@ describe("kamino:karmada.failureDetectionSeconds", () => {
         ["12s", /failureDetectionSeconds = "12s": must be a number of seconds; fix: write it as a whole number/],
     ])("%p is refused before anything is created", (v, message) => expect(errorOf({ failureDetectionSeconds: v })).toMatch(message));
     test("12 by default, any whole number from 8 to 300 accepted", () => expect(errorOf({ failureDetectionSeconds: 30 })).toBe(""));
+});
+
+describe("an existing Karmada's detection flags", () => {
+    const flags = detectionFlags(12).controllerManager;
+    test("the chart's command line with Kamino's flags appended: nothing to say (the later flag wins)", () => {
+        const chartLike = ["/bin/karmada-controller-manager", "--cluster-status-update-frequency=10s", ...Object.entries(flags).map(([k, v]) => `--${k}=${v}`)];
+        expect(detectionMismatches(chartLike, flags)).toEqual([]);
+    });
+    test("Karmada's own defaults: every flag the knob needs is named", () => {
+        expect(detectionMismatches(["/bin/karmada-controller-manager", "--cluster-status-update-frequency=10s"], flags)).toEqual([
+            "--cluster-status-update-frequency=3s",
+            "--cluster-failure-threshold=9s",
+            "--cluster-monitor-period=2s",
+            "--cluster-monitor-grace-period=10s",
+        ]);
+    });
+    test("failover readiness notes it without refusing", async () => {
+        const probe = {
+            dryRunTaintPolicy: async () => ({ status: 201, body: "{}" }),
+            controllerManagerCommand: async () => ["/bin/karmada-controller-manager", "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true"],
+            controllerManagerImage: async () => undefined,
+        };
+        const { problems, notes } = await failoverReadiness(probe, flags);
+        expect(problems).toEqual([]);
+        expect(notes).toEqual([expect.stringMatching(/does not run with the failure detection of kamino:karmada.failureDetectionSeconds \(--cluster-status-update-frequency=3s/)]);
+    });
 });
