@@ -15,6 +15,7 @@ import { RunningWaiter } from "./live/iris-running";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
+import { AgentReadyWaiter } from "./karmada/pull-member";
 import { FleetMember, joinMember, LiveMember, liveMembers, SyncModeChangeError, syncModeChanges } from "./karmada/join";
 import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
@@ -46,6 +47,8 @@ export interface FleetArgs {
     existingKarmadaVersion?: string;
     /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/join.ts); the default asks its API. */
     liveMembers?: (karmadaKubeconfig: string) => Promise<LiveMember[]>;
+    /** How `up` waits for each Pull member's agent to report its Cluster Ready; the default polls Karmada. */
+    agentReadyWaiter?: AgentReadyWaiter;
 }
 
 
@@ -210,7 +213,7 @@ export class Fleet extends pulumi.ComponentResource {
     /** Joins every cluster but the host, once IKO is on it. */
     private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaTarget): void {
         const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
-        const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion };
+        const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion, agentReadyWaiter: args.agentReadyWaiter };
         const gate = this.syncModeGate(cfg, args.liveMembers);
         for (const cluster of Object.values(this.clusters)) {
             if (cluster.config.karmadaHost) continue;

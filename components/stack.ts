@@ -34,6 +34,8 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     existingKarmadaVersion?: (cfg: FleetConfig) => Promise<string | undefined>;
     /** How `up` reads Karmada's members to refuse a sync-mode change; the default asks its API. */
     liveMembers?: FleetArgs["liveMembers"];
+    /** How `up` waits for Pull members' agents; the default polls the Karmada API. */
+    agentReadyWaiter?: FleetArgs["agentReadyWaiter"];
 }
 
 /**
@@ -118,6 +120,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions & { knownKarma
             karmadaWorks: opts.karmadaWorks,
             existingKarmadaVersion: opts.knownKarmadaVersion,
             liveMembers: opts.liveMembers,
+            agentReadyWaiter: opts.agentReadyWaiter,
         },
         // Kamino's config is the truth for the objects it declares: after a killed run or a hand
         // edit, `pulumi up` takes their fields back (components/common/field-ownership.ts).

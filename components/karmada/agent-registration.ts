@@ -6,6 +6,7 @@
 import { X509Certificate } from "crypto";
 import { poll } from "../live/poll";
 import { describeError } from "../live/kube-read";
+import { ProgressSink, WaitProgress } from "../live/progress";
 import { AGENT_GROUP, AGENT_SIGNER, agentNames } from "./pull-agent";
 
 /** One request to the Karmada API: method, path, JSON body, content type; resolves status and raw body. */
@@ -93,16 +94,27 @@ export const readyCondition = (c: LiveCluster | undefined) => c?.status?.conditi
  * then resolves its `spec.id`. A Cluster of that name in Push mode is an error at once: another
  * join owns the name. The timeout says what Karmada last reported.
  */
-export async function waitForPullCluster(call: KubeCall, a: { clusterName: string; timeoutSeconds: number }, clock: Clock = {}): Promise<{ id: string }> {
+export async function waitForPullCluster(
+    call: KubeCall,
+    a: { clusterName: string; timeoutSeconds: number; onProgress?: ProgressSink },
+    clock: Clock = {},
+): Promise<{ id: string; waitedSeconds: number }> {
     let last: LiveCluster | undefined;
+    const progress = new WaitProgress(a.onProgress, clock.now);
     const found = await poll(
         async () => {
             const got = await call("GET", `${CLUSTERS}/${a.clusterName}`);
-            if (got.status === 404) return (last = undefined);
+            if (got.status === 404) {
+                progress.update(`waiting for the karmada-agent on ${a.clusterName} to register its Cluster in Karmada`);
+                return (last = undefined);
+            }
             if (got.status !== 200) throw new Error(describeError({ code: got.status, body: got.body }));
             last = JSON.parse(got.body) as LiveCluster;
             if (last.spec?.syncMode === "Push") return last;
-            return readyCondition(last)?.status === "True" ? last : undefined;
+            const ready = readyCondition(last);
+            if (ready?.status === "True") return last;
+            progress.update(`Cluster ${a.clusterName} registered by its agent, ${ready ? `Ready=${ready.status}${ready.reason ? ` ${ready.reason}` : ""}` : "no Ready condition yet"}`);
+            return undefined;
         },
         { timeoutSeconds: a.timeoutSeconds, intervalSeconds: 1, ...clock, timeoutError: (e) => new Error(pullTimeoutMessage(a.clusterName, a.timeoutSeconds, last, e)) },
     );
@@ -112,7 +124,7 @@ export async function waitForPullCluster(call: KubeCall, a: { clusterName: strin
                 "Unjoin it first (see docs/configuration.md, 'Changing syncMode'), then run `pulumi up` again",
         );
     }
-    return { id: found.spec?.id ?? "" };
+    return { id: found.spec?.id ?? "", waitedSeconds: progress.waitedSeconds };
 }
 
 function pullTimeoutMessage(clusterName: string, seconds: number, last: LiveCluster | undefined, e: unknown): string {

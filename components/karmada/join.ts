@@ -9,7 +9,7 @@ import { detectionFlags } from "./detection";
 import { KarmadaMember } from "./member";
 import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
-import { KarmadaPullMember } from "./pull-member";
+import { AgentReadyWaiter, KarmadaPullMember } from "./pull-member";
 
 /** A joined member, whichever its sync mode. */
 export type FleetMember = KarmadaMember | KarmadaPullMember;
@@ -47,6 +47,8 @@ export interface JoinTarget {
      * changes (syncModeChanges), and fails the join if there are: nothing in Karmada is written first.
      */
     gate?: pulumi.Output<unknown>;
+    /** How `up` waits for a Pull member's agent to report its Cluster Ready; the default polls Karmada. */
+    agentReadyWaiter?: AgentReadyWaiter;
 }
 
 /** A member as the live Karmada has it. */
@@ -138,7 +140,7 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
             : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
-        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate },
+        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
         opts,
     );
 }

@@ -15,6 +15,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { KARMADA_SYSTEM_LABELS } from "./control-plane";
 import { AgentCertificate, PullClusterRegistration } from "./agent-resources";
+import { KubeCall, waitForPullCluster } from "./agent-registration";
+import { kubeRequest } from "../live/kube-read";
+import { formatAge, ProgressSink } from "../live/progress";
 import { MemberAccessPlan, PolicyRule } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 import {
@@ -31,6 +34,15 @@ import {
     agentNames,
     karmadaServer,
 } from "./pull-agent";
+
+/** Waits until a Pull member's agent has registered its Cluster and Karmada reports it Ready; lines go to `onProgress`. */
+export type AgentReadyWaiter = (karmadaKubeconfig: string, clusterName: string, timeoutSeconds: number, onProgress: ProgressSink) => Promise<{ waitedSeconds: number }>;
+
+/** The real one: polls the Karmada API. */
+export const liveAgentReadyWaiter: AgentReadyWaiter = (kc, clusterName, timeoutSeconds, onProgress) => {
+    const call: KubeCall = (method, path, body, contentType) => kubeRequest(kc, method, path, body, { contentType });
+    return waitForPullCluster(call, { clusterName, timeoutSeconds, onProgress });
+};
 
 /** Arguments of a KarmadaPullMember. */
 export interface KarmadaPullMemberArgs {
@@ -74,6 +86,8 @@ export interface KarmadaPullMemberArgs {
     skipAwait?: boolean;
     /** Settles when the join may write (JoinTarget.gate); a failure stops it before it writes anything. */
     gate?: pulumi.Output<unknown>;
+    /** How `up` waits for the agent's Cluster to be Ready; the default polls the Karmada API. */
+    readyWaiter?: AgentReadyWaiter;
 }
 
 /** A member cluster joined to Karmada in Pull mode. */
@@ -142,7 +156,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
                 clusterName: args.clusterName,
                 labels: args.labels ?? {},
                 timeoutSeconds: args.readyTimeoutSeconds,
-                agentRevision: this.agentRevision(kubeconfig, this.agent),
+                agentRevision: this.agentReady(args, this.agentRevision(kubeconfig, this.agent)),
             },
             { parent: this, dependsOn: [this.agent], deletedWith: args.karmadaLifecycle },
         );
@@ -228,6 +242,25 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
             },
             { ...onMember, dependsOn: [secret, ...after] },
         );
+    }
+
+    /**
+     * On `up`: `revision` once the agent's Cluster is Ready, waited for here, in the program, so that
+     * the wait shows what Karmada reports on this component while it lasts (a dynamic resource's
+     * provider cannot write to Pulumi's display). The registration then finds it Ready at once.
+     */
+    private agentReady(args: KarmadaPullMemberArgs, revision: pulumi.Output<string>): pulumi.Output<string> {
+        if (pulumi.runtime.isDryRun()) return revision;
+        const wait = args.readyWaiter ?? liveAgentReadyWaiter;
+        return pulumi.all([pulumi.output(args.karmadaKubeconfig), revision, this.agent.metadata.uid]).apply(async ([kc, rev]) => {
+            try {
+                const { waitedSeconds } = await wait(kc, args.clusterName, args.readyTimeoutSeconds, (line) => pulumi.log.info(line, this, undefined, true));
+                pulumi.log.info(`Cluster ${args.clusterName} joined by its agent and Ready (waited ${formatAge(waitedSeconds)})`, this);
+            } catch (e) {
+                throw new pulumi.RunError((e as Error).message);
+            }
+            return rev;
+        });
     }
 
     /** Changes when the agent is rolled out again, so that the registration waits for Ready again. */

@@ -1,5 +1,6 @@
 // Pulumi mocks for whole-stack and component tests: records every registered resource and
 // answers with plausible outputs (kubeconfigs, service-account tokens, the Karmada kubeconfig).
+import type { AgentReadyWaiter } from "../../components/karmada/pull-member";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as YAML from "yaml";
@@ -91,6 +92,11 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
         return state;
     }
     return state;
+}
+
+/** An AgentReadyWaiter that finds every Pull member's Cluster Ready at once, recording its name. */
+export function fakeAgentReadyWaiter(calls: string[] = []): AgentReadyWaiter {
+    return async (_kubeconfig, clusterName) => (calls.push(clusterName), { waitedSeconds: 0 });
 }
 
 /** What the mocks answer for a Pull member's agent certificate. */

@@ -6,7 +6,7 @@ import { loadFleetConfig } from "../../components/config";
 import { FAILOVER_TAINT } from "../../components/karmada/failover";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
-import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
 /** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/detection.ts). */
@@ -24,13 +24,14 @@ const RELEASE = "kubernetes:helm.sh/v3:Release";
 describe.each([false, true])("dr stack (preview: %s)", (preview) => {
     const run = new MockRun(preview);
     const waits: string[] = [];
+    const agentWaits: string[] = [];
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let fleet: Fleet;
     beforeAll(async () => {
         const raw = stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
         await run.install(raw, [], "dr");
         const config = loadFleetConfig(raw, { pathExists: () => true });
-        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(waits) }, {
+        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(waits), agentReadyWaiter: fakeAgentReadyWaiter(agentWaits) }, {
             // Legacy transformations are inherited by every child and see resource options.
             transformations: [(a) => (seen.push(a), undefined)],
         });
@@ -87,6 +88,8 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
 
     test("the standby ikodr joins by Pull: Karmada's agent at the chart's version, dialling the host's node on the kind network", () => {
         expect(run.kind("Cluster").map((c) => c.inputs.metadata.name)).toEqual(["ikoclone"]);
+        // `up` waits for its agent's Cluster to be Ready; a preview does not.
+        expect(agentWaits).toEqual(preview ? [] : ["ikodr"]);
         const agent = run.get("kubernetes:apps/v1:Deployment", "ikodr-member-agent");
         expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.15.0");
         if (!preview) {

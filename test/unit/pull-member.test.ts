@@ -156,10 +156,15 @@ describe("the agent's Cluster", () => {
         body: { spec: { syncMode: "Pull", id: "uid-1" }, status: { conditions: [{ type: "Ready", status, ...extra }] } },
     });
 
-    test("up waits until the agent has registered it and it is Ready", async () => {
-        const api = scriptedApi({ [`GET ${path}`]: [{ status: 404 }, ready("False"), ready("True")] });
-        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60 }, clock())).resolves.toEqual({ id: "uid-1" });
-        expect(api.calls).toHaveLength(3);
+    test("up waits until the agent has registered it and it is Ready, with a line each time what Karmada reports changes", async () => {
+        const api = scriptedApi({ [`GET ${path}`]: [{ status: 404 }, { status: 404 }, ready("False", { reason: "ClusterNotReachable" }), ready("False", { reason: "ClusterNotReachable" }), ready("True")] });
+        const lines: string[] = [];
+        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60, onProgress: (l) => lines.push(l) }, clock())).resolves.toEqual({ id: "uid-1", waitedSeconds: 4 });
+        expect(api.calls).toHaveLength(5);
+        expect(lines).toEqual([
+            "waiting for the karmada-agent on m2 to register its Cluster in Karmada (waited 0s)",
+            "Cluster m2 registered by its agent, Ready=False ClusterNotReachable (waited 2s)",
+        ]);
     });
 
     test("a timeout says what Karmada reports, or that the agent never registered", async () => {
@@ -275,12 +280,15 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let fleet: Fleet;
     const liveCalls: string[] = [];
+    const readyWaits: string[] = [];
     beforeAll(async () => {
         await run.install(raw(stack));
         const config = loadFleetConfig(raw(stack), { pathExists: () => true });
         fleet = new Fleet(
             "kamino",
-            { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(), liveMembers: async (kc) => (liveCalls.push(kc), []), karmadaWorks: () => ({ workObjects: async () => [], deleteTemplate: async () => undefined }) },
+            { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(), liveMembers: async (kc) => (liveCalls.push(kc), []),
+                agentReadyWaiter: async (_kc, clusterName, timeoutSeconds) => (readyWaits.push(`${clusterName} ${timeoutSeconds}s`), { waitedSeconds: 3 }),
+                karmadaWorks: () => ({ workObjects: async () => [], deleteTemplate: async () => undefined }) },
             { transformations: [(a) => (seen.push(a), undefined)] },
         );
         await run.settle();
@@ -348,6 +356,10 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         const registration = fleet.members.m2.cluster;
         expect([optsOf("karmada-ns-iris").dependsOn].flat()).toContain(registration);
         expect([optsOf("karmada-ns-iris").dependsOn].flat()).not.toContain(fleet.members.m1.cluster);
+    });
+
+    test("up waits in the program for the Pull member's Cluster to be Ready, once, before the registration", () => {
+        expect(readyWaits).toEqual(["m2 300s"]);
     });
 
     test("up asks the live Karmada for its members before any join writes to it", () => {

@@ -2,7 +2,7 @@
 // against Karmada's own v1.15 schemas.
 import { kaminoStack } from "../../components/stack";
 import { describeErrors, karmadaValidators } from "../support/karmada-schemas";
-import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, Registered, stackConfig } from "../support/mocks";
+import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, Registered, stackConfig } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
 const validators = karmadaValidators();
@@ -31,7 +31,7 @@ beforeAll(async () => {
     for (const [name, config] of stacks) {
         const run = new MockRun(false);
         await run.install(config, ["kamino:lic", "kamino:icr"], name);
-        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
+        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
         await run.settle();
         for (const r of run.resources.filter(isKarmadaObject)) {
             const [, apiVersion, kind] = /^kubernetes:(.+):(\w+)$/.exec(r.type)!;

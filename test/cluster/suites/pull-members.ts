@@ -115,6 +115,8 @@ export function pullMembersSuite(shared: SharedFleet): void {
         const result = await stack.up();
         report.note(`up with one Push and one Pull member: ${((Date.now() - t) / 1000).toFixed(1)} s`);
         expect(result.outputs.runningOn.value).toEqual({ "default/federated-iris": [...PULL_MEMBERS_MEMBERS] });
+        // The wait for the agent's Cluster ends with one line on the member's component in up's output.
+        expect(result.stdout).toMatch(/Cluster ikoclone2 joined by its agent and Ready \(waited \d+s\)/);
         for (const m of PULL_MEMBERS_MEMBERS) await waitFor(`federated-iris on ${m}`, async () => ((await member(m).get(IRIS)) ? true : undefined), WAIT);
         const cluster = await karmada().get<Cluster>(clusterPath(PULL));
         const kubeSystem = await member(PULL).get(resourcePath("v1", "namespaces", { name: "kube-system" }));
