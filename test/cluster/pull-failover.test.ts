@@ -80,17 +80,24 @@ describe("failover of a Pull member", () => {
     ])("%s: federated-iris moves to the backup, the returning member drops its copy, failback", async (_what, kind) => {
         const fault = kind === "agent" ? agentLost() : apiServerDown(fleet, FIRST);
         await runsOn(fleet, ID, FIRST); // where the last step left it
-        const away = await outage(fleet, ID, FIRST, BACKUP, 180_000, fault);
-        suite.report.record(`Pull primary, ${kind} lost: outage timeline (s)`, { ...away });
-        const cluster = await clusterOf(fleet, FIRST);
-        // A dead agent reads Unknown, a failed member API False (notes §9a); either is tainted.
-        expect(cluster?.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe(kind === "agent" ? "Unknown" : "False");
-        expect(away.notReady_s).toBeLessThanOrEqual(30);
-        expect(away.evicted_s - away.tainted_s).toBeGreaterThanOrEqual(9);
-        expect(away.failover_s).toBeLessThanOrEqual(FAILOVER_LIMIT_S);
-        const back = await comeBack(fleet, ID, FIRST, 180_000, fault);
-        suite.report.record(`Pull primary, ${kind} back: return timeline (s)`, { ...back });
+        let away: Awaited<ReturnType<typeof outage>>;
+        let ready: string | undefined;
+        try {
+            away = await outage(fleet, ID, FIRST, BACKUP, 180_000, fault);
+            ready = (await clusterOf(fleet, FIRST))?.status?.conditions?.find((c) => c.type === "Ready")?.status;
+            suite.report.record(`Pull primary, ${kind} lost: outage timeline (s)`, { ...away });
+        } finally {
+            // The member comes back whatever was seen, so that the next test starts from a whole fleet.
+            const back = await comeBack(fleet, ID, FIRST, 180_000, fault);
+            suite.report.record(`Pull primary, ${kind} back: return timeline (s)`, { ...back });
+        }
         suite.report.record(`Pull primary, ${kind}: failback (s)`, await failBack());
+        // A dead agent reads Unknown, a failed member API False (notes §9a); either is tainted.
+        expect(ready).toBe(kind === "agent" ? "Unknown" : "False");
+        expect(away.notReady_s).toBeLessThanOrEqual(30);
+        // The toleration counts from the taint's timeAdded, which has whole seconds.
+        expect(away.evicted_s - away.tainted_s).toBeGreaterThanOrEqual(8);
+        expect(away.failover_s).toBeLessThanOrEqual(FAILOVER_LIMIT_S);
     });
 
     test("destroy leaves nothing of the Pull joins on Karmada or the members", async () => {
