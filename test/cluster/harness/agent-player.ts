@@ -7,6 +7,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { ApiServer } from "./kube-processes";
+import { Ticker } from "./ticker";
 import { KubeObject, resourcePath } from "./kube-client";
 import { kubeconfigYaml } from "./kubeconfig";
 import { ManagedProcess, ProcessSupervisor } from "./processes";
@@ -49,8 +50,7 @@ export class AgentPlayer {
     private readonly supervisor: ProcessSupervisor;
     private readonly running = new Map<string, Running>();
     private readonly starts = new Map<string, number>();
-    private timer: NodeJS.Timeout | undefined;
-    private busy: Promise<void> = Promise.resolve();
+    private readonly ticker = new Ticker(() => this.tick());
     /** Members whose agent the test has stopped (a lost agent): not started again until resumed. */
     private readonly paused = new Set<string>();
 
@@ -63,15 +63,13 @@ export class AgentPlayer {
 
     /** Starts watching the members' Deployments (every 500 ms). */
     start(): this {
-        if (!this.timer) this.timer = setInterval(() => (this.busy = this.busy.then(() => this.tick())), 500);
+        this.ticker.start();
         return this;
     }
 
     /** Stops watching and stops every agent. */
     async stop(): Promise<void> {
-        if (this.timer) clearInterval(this.timer);
-        this.timer = undefined;
-        await this.busy;
+        await this.ticker.stop();
         await this.supervisor.stopAll([], 5_000);
         this.running.clear();
     }
@@ -85,7 +83,7 @@ export class AgentPlayer {
     /** Stops a member's agent and keeps it stopped (the agent, or its pod, lost) until resume(). */
     async pause(member: string): Promise<void> {
         this.paused.add(member);
-        await this.busy;
+        await this.ticker.idle();
         const r = this.running.get(member);
         if (r) await this.supervisor.stopOne(r.process);
     }

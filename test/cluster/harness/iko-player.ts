@@ -1,6 +1,7 @@
 // Plays IKO on the member API servers, which run no pods: every IrisCluster that appears on a
 // member is given the status IKO would report, after a delay, as IKO does once IRIS has started.
 import { ApiServer } from "./fleet";
+import { Ticker } from "./ticker";
 import { KubeObject, resourcePath } from "./kube-client";
 
 /** What a member's IKO reports for its IrisClusters. */
@@ -44,8 +45,7 @@ export function irisNeeds(iris: Iris): string[] {
 export class IkoPlayer {
     private readonly reports = new Map<string, IkoReport>();
     private readonly firstSeen = new Map<string, number>();
-    private timer: NodeJS.Timeout | undefined;
-    private busy: Promise<void> = Promise.resolve();
+    private readonly ticker = new Ticker(() => this.tick());
 
     /**
      * @param delayMs how long after an IrisCluster appears on a member its status is written.
@@ -69,14 +69,12 @@ export class IkoPlayer {
     }
 
     start(): this {
-        if (!this.timer) this.timer = setInterval(() => (this.busy = this.busy.then(() => this.tick())), 500);
+        this.ticker.start();
         return this;
     }
 
     async stop(): Promise<void> {
-        if (this.timer) clearInterval(this.timer);
-        this.timer = undefined;
-        await this.busy;
+        await this.ticker.stop();
     }
 
     private async tick(): Promise<void> {

@@ -5,6 +5,7 @@
 // karmada-controller-manager logs no `forbidden` from first `up` to `destroy`.
 import * as fs from "fs";
 import { EngineSandbox } from "../../support/engine";
+import { AccessQuestion, mayDo } from "../harness/access-review";
 import { CLUSTER_API_VERSION, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { loopbackStack } from "../loopback-stack";
 import { SuiteReport } from "../scaffold/report";
@@ -27,19 +28,8 @@ let logOffset = 0;
 const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
 const note = (line: string) => report.note(line);
 
-/** One question to a member's API server about Karmada's identity there. */
-interface Action {
-    verb: string;
-    group?: string;
-    resource?: string;
-    namespace?: string;
-    name?: string;
-    subresource?: string;
-    path?: string;
-}
-
 /** The access table of docs/security.md: what Karmada's identity may do on every member. */
-const ALLOWED: [string, Action][] = [
+const ALLOWED: [string, AccessQuestion][] = [
     ["GET /readyz (cluster health)", { verb: "get", path: "/readyz" }],
     ["GET /healthz", { verb: "get", path: "/healthz" }],
     ["GET /version", { verb: "get", path: "/version" }],
@@ -60,7 +50,7 @@ const ALLOWED: [string, Action][] = [
     ["update namespace iris", { verb: "update", resource: "namespaces", name: "iris" }],
     ["delete namespace iris", { verb: "delete", resource: "namespaces", name: "iris" }],
 ];
-const DENIED: [string, Action][] = [
+const DENIED: [string, AccessQuestion][] = [
     ["create ClusterRoleBinding", { verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings" }],
     ["create ClusterRole", { verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterroles" }],
     ["bind ClusterRole cluster-admin", { verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin" }],
@@ -90,24 +80,16 @@ const DENIED: [string, Action][] = [
 ];
 
 /** Asks the member, as its admin, whether Karmada's identity may do `a` (a SubjectAccessReview). */
-async function allowed(m: string, a: Action): Promise<boolean> {
+async function allowed(m: string, a: AccessQuestion): Promise<boolean> {
     const sa = `karmada-${m}`;
     // The table names ikoclone's token; ask each member about its own.
     const name = a.name === "karmada-ikoclone" ? sa : a.name;
-    const spec = {
-        user: `system:serviceaccount:karmada-cluster:${sa}`,
-        groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-cluster", "system:authenticated"],
-        ...(a.path
-            ? { nonResourceAttributes: { verb: a.verb, path: a.path } }
-            : { resourceAttributes: { verb: a.verb, group: a.group ?? "", resource: a.resource, namespace: a.namespace, name, subresource: a.subresource } }),
-    };
-    const res = await member(m).request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
-    if (res.status !== 201) throw new Error(`SubjectAccessReview on ${m}: HTTP ${res.status} ${res.body.slice(0, 300)}`);
-    return JSON.parse(res.body).status?.allowed === true;
+    const who = { user: `system:serviceaccount:karmada-cluster:${sa}`, groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-cluster", "system:authenticated"] };
+    return mayDo(member(m), who, { ...a, name });
 }
 
 /** Every row of the table whose answer is not the expected one, per member. */
-async function tableMismatches(extraAllowed: [string, Action][] = [], extraDenied: [string, Action][] = []): Promise<string[]> {
+async function tableMismatches(extraAllowed: [string, AccessQuestion][] = [], extraDenied: [string, AccessQuestion][] = []): Promise<string[]> {
     const wrong: string[] = [];
     for (const m of MEMBERS) {
         for (const [what, a] of [...ALLOWED, ...extraAllowed]) if (!(await allowed(m, a))) wrong.push(`${m}: denied, expected allowed: ${what}`);
@@ -181,7 +163,7 @@ export function memberAccessSuite(shared: SharedFleet): void {
     });
 
     test("a new Secret namespace widens the rules in the same up; removing it narrows them after Karmada cleaned up", async () => {
-        const inExtra: [string, Action][] = [
+        const inExtra: [string, AccessQuestion][] = [
             ["create Secret in extra", { verb: "create", resource: "secrets", namespace: "extra" }],
             ["delete namespace extra", { verb: "delete", resource: "namespaces", name: "extra" }],
         ];

@@ -6,6 +6,7 @@
 // before anything changes; `destroy` drains the member while the agent runs and leaves nothing.
 import { X509Certificate } from "crypto";
 import * as YAML from "yaml";
+import { AccessTable, accessMismatches } from "../harness/access-review";
 import { CLUSTER_API_VERSION, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { loopbackStack } from "../loopback-stack";
 import { SuiteReport } from "../scaffold/report";
@@ -26,28 +27,10 @@ const member = (name: string): KubeClient => fleet.members.find((m) => m.name ==
 const karmada = () => fleet.karmada.client;
 const clusterPath = (name: string) => resourcePath(CLUSTER_API_VERSION, "clusters", { name });
 
-/** One question about an identity: a resource or a non-resource path. */
-interface Action {
-    verb: string;
-    group?: string;
-    resource?: string;
-    namespace?: string;
-    name?: string;
-    subresource?: string;
-}
-
-/** Asks an API server (as its admin) whether `user` in `groups` may do `a`. */
-async function allowed(client: KubeClient, user: string, groups: string[], a: Action): Promise<boolean> {
-    const spec = { user, groups, resourceAttributes: { verb: a.verb, group: a.group ?? "", resource: a.resource, namespace: a.namespace, name: a.name, subresource: a.subresource } };
-    const res = await client.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
-    if (res.status !== 201) throw new Error(`SubjectAccessReview: HTTP ${res.status} ${res.body.slice(0, 300)}`);
-    return JSON.parse(res.body).status?.allowed === true;
-}
-
 const KARMADA = "cluster.karmada.io";
 const WORK = "work.karmada.io";
 /** The agent's identity in the Karmada API: what it must be allowed, and what not (docs/security.md). */
-const IN_KARMADA: { allowed: [string, Action][]; denied: [string, Action][] } = {
+const IN_KARMADA: AccessTable = {
     allowed: [
         ["update its Cluster's status", { verb: "update", group: KARMADA, resource: "clusters", subresource: "status", name: PULL }],
         ["update its Cluster (registration on restart)", { verb: "update", group: KARMADA, resource: "clusters", name: PULL }],
@@ -75,7 +58,7 @@ const IN_KARMADA: { allowed: [string, Action][]; denied: [string, Action][] } = 
     ],
 };
 /** The agent's ServiceAccount on its member: the narrow plan plus its own needs. */
-const ON_MEMBER: { allowed: [string, Action][]; denied: [string, Action][] } = {
+const ON_MEMBER: AccessTable = {
     allowed: [
         ["get kube-system (the Cluster id)", { verb: "get", resource: "namespaces", name: "kube-system" }],
         ["create IrisCluster in default", { verb: "create", group: "intersystems.com", resource: "irisclusters", namespace: "default" }],
@@ -92,13 +75,6 @@ const ON_MEMBER: { allowed: [string, Action][]; denied: [string, Action][] } = {
         ["impersonate users", { verb: "impersonate", resource: "users", name: "admin" }],
     ],
 };
-
-async function mismatches(client: KubeClient, user: string, groups: string[], table: typeof IN_KARMADA, where: string): Promise<string[]> {
-    const wrong: string[] = [];
-    for (const [what, a] of table.allowed) if (!(await allowed(client, user, groups, a))) wrong.push(`${where}: denied, expected allowed: ${what}`);
-    for (const [what, a] of table.denied) if (await allowed(client, user, groups, a)) wrong.push(`${where}: allowed, expected denied: ${what}`);
-    return wrong;
-}
 
 type Cluster = KarmadaClusterObject & { spec?: { syncMode?: string; id?: string; secretRef?: unknown; impersonatorSecretRef?: unknown } };
 
@@ -151,9 +127,10 @@ export function pullMembersSuite(shared: SharedFleet): void {
     });
 
     test("the agent's identity answers the access tables in Karmada and on its member", async () => {
-        const inKarmada = await mismatches(karmada(), `system:karmada:agent:${PULL}`, ["system:karmada:agents", "system:authenticated"], IN_KARMADA, "Karmada");
-        const sa = "system:serviceaccount:karmada-system:karmada-agent";
-        const onMember = await mismatches(member(PULL), sa, ["system:serviceaccounts", "system:serviceaccounts:karmada-system", "system:authenticated"], ON_MEMBER, PULL);
+        const agent = { user: `system:karmada:agent:${PULL}`, groups: ["system:karmada:agents", "system:authenticated"] };
+        const inKarmada = await accessMismatches(karmada(), agent, IN_KARMADA, "Karmada");
+        const pod = { user: "system:serviceaccount:karmada-system:karmada-agent", groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-system", "system:authenticated"] };
+        const onMember = await accessMismatches(member(PULL), pod, ON_MEMBER, PULL);
         expect([...inKarmada, ...onMember]).toEqual([]);
         report.note(`access tables: ${IN_KARMADA.allowed.length + IN_KARMADA.denied.length} rows in Karmada, ${ON_MEMBER.allowed.length + ON_MEMBER.denied.length} on ${PULL}`);
     });
