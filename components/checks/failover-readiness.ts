@@ -45,19 +45,27 @@ const REQUIRED_GATES: Readonly<Record<string, { defaultOn: boolean }>> = {
     ...Object.fromEntries(Object.keys(FAILOVER_FEATURE_GATES).map((g) => [g, { defaultOn: false }])),
 };
 
+/** `--flag=value` arguments as a map; a later occurrence wins, as in Go's flag parsing. */
+function flagValues(command: string[]): Map<string, string> {
+    const values = new Map<string, string>();
+    for (const a of command) {
+        const m = /^--?([\w-]+)=(.*)$/.exec(a);
+        if (m) values.set(m[1], m[2]);
+    }
+    return values;
+}
+
 /**
  * Settings of karmada-controller-manager that `command` lacks: each required gate true in a
  * `--feature-gates` list (a later flag wins, as in Go's flag parsing) or on by default, and each
  * failover flag.
  */
 export function missingControllerSettings(command: string[]): string[] {
+    const values = flagValues(command);
+    // Every --feature-gates list adds to the gates (a later value of a gate wins), unlike plain flags.
     const gates = new Map<string, string>();
-    const values = new Map<string, string>();
-    for (const a of command) {
-        const m = /^--?([\w-]+)=(.*)$/.exec(a);
-        if (!m) continue;
-        if (m[1] === "feature-gates") for (const kv of m[2].split(",")) gates.set(kv.split("=")[0].trim(), (kv.split("=")[1] ?? "").trim());
-        else values.set(m[1], m[2]);
+    for (const a of command.filter((x) => /^--?feature-gates=/.test(x))) {
+        for (const kv of a.replace(/^--?feature-gates=/, "").split(",")) gates.set(kv.split("=")[0].trim(), (kv.split("=")[1] ?? "").trim());
     }
     return [
         ...Object.entries(REQUIRED_GATES)
@@ -74,11 +82,7 @@ export function missingControllerSettings(command: string[]): string[] {
  * `--flag=value` (the later of repeated flags wins, as in Go's flag parsing).
  */
 export function detectionMismatches(command: string[], detection: Readonly<Record<string, string>>): string[] {
-    const values = new Map<string, string>();
-    for (const a of command) {
-        const m = /^--?([\w-]+)=(.*)$/.exec(a);
-        if (m) values.set(m[1], m[2]);
-    }
+    const values = flagValues(command);
     return Object.entries(detection)
         .filter(([k, v]) => values.get(k) !== v)
         .map(([k, v]) => `--${k}=${v}`);

@@ -2,7 +2,7 @@
 // the Karmada API at all. The agent dials Karmada from inside the member, so an address that only
 // this machine can reach (a loopback address, a kind node on the local Docker network) is a config
 // error, not a timeout half-way through `up`.
-import * as YAML from "yaml";
+import { serverOf } from "../common/kubeconfig";
 import type { CheckContext, CheckedConfig } from "./context";
 import { Problem } from "./problems";
 
@@ -15,10 +15,7 @@ export function isLoopbackHost(host: string): boolean {
 /** The API server host of a kubeconfig's current context, or undefined when the file does not say. */
 export function kubeconfigServerHost(text: string): string | undefined {
     try {
-        const kc = YAML.parse(text) as { "current-context"?: string; contexts?: { name: string; context?: { cluster?: string } }[]; clusters?: { name: string; cluster?: { server?: string } }[] };
-        const ctx = kc.contexts?.find((c) => c.name === kc["current-context"]) ?? kc.contexts?.[0];
-        const cluster = kc.clusters?.find((c) => c.name === ctx?.context?.cluster) ?? kc.clusters?.[0];
-        return cluster?.cluster?.server ? new URL(cluster.cluster.server).hostname : undefined;
+        return new URL(serverOf(text)).hostname;
     } catch {
         return undefined;
     }

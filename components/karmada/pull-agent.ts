@@ -4,6 +4,7 @@
 // calls), pkg/karmadactl/register/register.go (the rights `karmadactl register` grants) and
 // pkg/controllers/certificate/approver (the CSR shape Karmada approves).
 import * as YAML from "yaml";
+import { activeCluster, parseKubeconfig } from "../common/kubeconfig";
 import { PolicyRule } from "./member-access";
 
 /** Namespace of the agent on its member, and of its leader-election Lease in the Karmada API (the agent's default). */
@@ -145,11 +146,7 @@ export function agentKubeconfig(server: string, caPem: string, certPem: string, 
 
 /** The Karmada API server and its CA (PEM) from a kubeconfig: what the agent dials and trusts. */
 export function karmadaServer(kubeconfigText: string): { server: string; caPem: string } {
-    const kc = YAML.parse(kubeconfigText) as { "current-context"?: string; contexts?: { name: string; context?: { cluster?: string } }[]; clusters?: { name: string; cluster?: { server?: string; "certificate-authority-data"?: string } }[] };
-    const ctx = kc.contexts?.find((c) => c.name === kc["current-context"]) ?? kc.contexts?.[0];
-    const cluster = kc.clusters?.find((c) => c.name === ctx?.context?.cluster) ?? kc.clusters?.[0];
-    const server = cluster?.cluster?.server;
-    const ca = cluster?.cluster?.["certificate-authority-data"];
+    const { server, "certificate-authority-data": ca } = activeCluster(parseKubeconfig(kubeconfigText)).cluster;
     if (!server || !ca) throw new Error("the Karmada kubeconfig has no server or no certificate-authority-data for its current context; a Pull member's agent needs both");
     return { server, caPem: Buffer.from(ca, "base64").toString("utf8") };
 }
