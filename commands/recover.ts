@@ -11,19 +11,24 @@
 //      created are taken over by the next apply (components/common/field-ownership.ts).
 //   4. `pulumi up` (or, with --destroy, `pulumi destroy`) to the end. Objects on a cluster that is
 //      unreachable and that the program no longer declares are forgotten, not waited for; then a
-//      plain `up` puts the providers' settings back.
+//      plain `up` puts the providers' settings back. A Pull member among them leaves Karmada first,
+//      so that nothing waits for its lost agent.
 // Secrets (the kubeconfigs in the state) stay in this process: never on a command line or on disk.
 import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { deleteCluster } from "../components/karmada/agent-registration";
 import { kubeRequest } from "../components/live/kube-read";
 import {
     HELM_RELEASE_TYPE,
     PROVIDER_TYPE,
+    JoinedCluster,
     helmHeal,
     helmRecordOf,
+    karmadaProviderRef,
     lockOwner,
+    lostPullMembers,
     providerKubeconfig,
     tornSidecars,
     StackLock,
@@ -196,6 +201,45 @@ async function unreachableClusters(deployment: StateDeployment): Promise<string[
     return out;
 }
 
+/**
+ * Pull members lost for good (lostPullMembers): their Cluster is deleted from Karmada first, and
+ * Karmada releases their Works (a Pull Cluster that is not Ready and terminating). Otherwise the
+ * run below would wait forever: it deletes every synced namespace in the foreground before the
+ * member's registration, and each waits for a Work whose finalizer only the lost agent removes.
+ */
+async function releaseLostPullMembers(o: Options, deployment: StateDeployment, unreachable: string[]): Promise<void> {
+    const ref = karmadaProviderRef(deployment);
+    const access = ref ? providerKubeconfig(deployment, ref) : undefined;
+    if (!access || unreachable.length === 0) return;
+    const call = (method: string, p: string, body?: unknown, contentType?: string) => kubeRequest(access.kubeconfig, method, p, body, { context: access.context, contentType });
+    let clusters: JoinedCluster[];
+    try {
+        const res = await call("GET", "/apis/cluster.karmada.io/v1alpha1/clusters");
+        if (res.status !== 200) return;
+        type Live = { metadata: { name: string }; spec?: { syncMode?: string }; status?: { conditions?: Array<{ type: string; status: string }> } };
+        clusters = ((JSON.parse(res.body) as { items?: Live[] }).items ?? []).map((c) => ({
+            name: c.metadata.name,
+            syncMode: c.spec?.syncMode,
+            ready: c.status?.conditions?.find((x) => x.type === "Ready")?.status,
+        }));
+    } catch {
+        return; // Karmada itself cannot be reached: the run below says so.
+    }
+    const lost = lostPullMembers(clusters, unreachable, o.destroy ? [] : declaredClusters(o), o.destroy);
+    for (const name of lost) {
+        say(`${name} joins by Pull and cannot be reached: deleting its Cluster from Karmada first, so that nothing waits for its agent (what Karmada placed on ${name} stays there)`);
+        await deleteCluster(call, { clusterName: name, timeoutSeconds: 180 });
+        say(`Karmada let ${name} go`);
+    }
+}
+
+/** The names in the stack's `kamino:clusters` (an object, or a JSON string as the Automation API sets it). */
+function declaredClusters(o: Options): string[] {
+    const got = pulumiJson<{ value?: string; objectValue?: unknown }>(o, ["config", "get", "kamino:clusters", "--json"]);
+    const list = (got.objectValue ?? JSON.parse(got.value ?? "[]")) as Array<{ name?: string }>;
+    return list.map((c) => c.name ?? "").filter((n) => n !== "");
+}
+
 async function main(): Promise<void> {
     const o = parseArgs(process.argv.slice(2));
     const t0 = Date.now();
@@ -219,6 +263,7 @@ async function main(): Promise<void> {
     // its state, so a plain run writes it back afterwards.
     const unreachable = await unreachableClusters(deployment);
     if (unreachable.length > 0) say(`cannot reach ${unreachable.join(", ")}: what the program no longer declares there is forgotten, not waited for`);
+    await releaseLostPullMembers(o, deployment, unreachable);
     const forgetUnreachable: Record<string, string> = unreachable.length > 0 ? { PULUMI_K8S_DELETE_UNREACHABLE: "true" } : {};
     const run = o.destroy ? ["destroy", "--yes", "--skip-preview"] : ["up", "--yes", "--skip-preview"];
     for (let attempt = 1; ; attempt++) {

@@ -178,6 +178,16 @@ export async function drainAndDeleteCluster(call: KubeCall, a: { clusterName: st
                 ),
         });
     }
+    await deleteCluster(call, a, clock);
+    return { drained };
+}
+
+/**
+ * Deletes a member's Cluster from Karmada and waits until Karmada has let it go. For a Pull member
+ * that is not Ready, Karmada's cluster controller removes the finalizers of its Works itself
+ * (pkg/controllers/cluster/cluster_controller.go at v1.18.2): nothing waits for the lost agent.
+ */
+export async function deleteCluster(call: KubeCall, a: { clusterName: string; timeoutSeconds: number }, clock: Clock = {}): Promise<void> {
     const del = await call("DELETE", `${CLUSTERS}/${a.clusterName}`);
     if (del.status !== 200 && del.status !== 202 && del.status !== 404) throw new Error(`deleting the Cluster '${a.clusterName}' from Karmada: ${describeError({ code: del.status, body: del.body })}`);
     await poll(async () => ((await call("GET", `${CLUSTERS}/${a.clusterName}`)).status === 404 ? true : undefined), {
@@ -186,7 +196,6 @@ export async function drainAndDeleteCluster(call: KubeCall, a: { clusterName: st
         ...clock,
         timeoutError: () => new Error(`Karmada did not finish deleting the Cluster '${a.clusterName}' in ${a.timeoutSeconds}s; run the destroy again`),
     });
-    return { drained };
 }
 
 async function workNames(call: KubeCall, ns: string): Promise<string[]> {

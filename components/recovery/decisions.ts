@@ -216,3 +216,34 @@ export function tornSidecars(files: BackendFile[]): string[] {
         })
         .map((f) => f.path);
 }
+
+/** The Kubernetes provider of the Karmada API in the state (`kamino:index:KarmadaControlPlane`'s child), as `urn::id`. */
+export function karmadaProviderRef(deployment: StateDeployment): string | undefined {
+    const p = (deployment.resources ?? []).find((r) => r.type === PROVIDER_TYPE && r.id && r.urn.includes("kamino:index:KarmadaControlPlane$"));
+    return p ? `${p.urn}::${p.id}` : undefined;
+}
+
+/** A member's Kubernetes provider is named after it (components/clusters: `<member>-k8s`). */
+export const memberOfProvider = (providerName: string): string | undefined => (providerName.endsWith("-k8s") ? providerName.slice(0, -"-k8s".length) : undefined);
+
+/** A Karmada Cluster as recover reads it. */
+export interface JoinedCluster {
+    name: string;
+    syncMode?: string;
+    /** Its Ready condition's status: "True", "False", "Unknown", or undefined before any. */
+    ready?: string;
+}
+
+/**
+ * The Pull members lost for good: their API server does not answer, their Cluster is not Ready,
+ * and this run removes them (a destroy, or they left `kamino:clusters`). recover deletes their
+ * Cluster first, so that Karmada releases their Works rather than the run waiting for their agent.
+ * A member that is only down and still declared is left alone: its agent drops what Karmada moved
+ * away when it comes back.
+ */
+export function lostPullMembers(clusters: JoinedCluster[], unreachableProviders: string[], declared: string[], destroy: boolean): string[] {
+    const unreachable = new Set(unreachableProviders.map(memberOfProvider).filter((m) => m !== undefined));
+    return clusters
+        .filter((c) => c.syncMode === "Pull" && c.ready !== "True" && unreachable.has(c.name) && (destroy || !declared.includes(c.name)))
+        .map((c) => c.name);
+}

@@ -205,6 +205,11 @@ describe("the agent's Cluster", () => {
         await expect(drainAndDeleteCluster(api.call, { clusterName: "m2", timeoutSeconds: 60 }, clock())).resolves.toEqual({ drained: 0 });
         expect(api.calls.filter((c) => c.method === "DELETE").map((c) => c.path)).toEqual([path]);
     });
+
+    test("a Cluster Karmada never lets go: the error says so and what to do", async () => {
+        const api = scriptedApi({ [`GET ${path}`]: [ready("Unknown")] });
+        await expect(drainAndDeleteCluster(api.call, { clusterName: "m2", timeoutSeconds: 5 }, clock())).rejects.toThrow(/did not finish deleting the Cluster 'm2' in 5s; run the destroy again/);
+    });
 });
 
 describe("Pull members in the config", () => {

@@ -4,7 +4,9 @@ import {
     chartNameOf,
     helmHeal,
     helmRecordOf,
+    karmadaProviderRef,
     lockOwner,
+    lostPullMembers,
     providerKubeconfig,
     StackRelease,
     stackReleases,
@@ -111,5 +113,26 @@ describe("recovery after a killed run", () => {
             { path: ".pulumi/history/kamino/dev/dev-1.history.json", content: "" },
         ];
         expect(tornSidecars(files)).toEqual([`${stack}.attrs`, `${stack}.bak.attrs`, ".pulumi/locks/organization/kamino/dev/x.json.attrs"]);
+    });
+
+    test("the Karmada API's provider is the control plane's child, named with its id", () => {
+        const karmada = "urn:pulumi:dev::kamino::kamino:index:Fleet$kamino:index:KarmadaControlPlane$pulumi:providers:kubernetes::karmada-api";
+        expect(karmadaProviderRef({ resources: [...deployment.resources!, { urn: karmada, id: "k-1", type: "pulumi:providers:kubernetes" }] })).toBe(`${karmada}::k-1`);
+        expect(karmadaProviderRef(deployment)).toBeUndefined();
+    });
+
+    test("a Pull member is lost for good only when unreachable, not Ready, and removed by this run", () => {
+        const clusters = [
+            { name: "pull-gone", syncMode: "Pull", ready: "Unknown" },
+            { name: "pull-back", syncMode: "Pull", ready: "True" },
+            { name: "push-gone", syncMode: "Push", ready: "Unknown" },
+            { name: "pull-up", syncMode: "Pull", ready: "False" },
+        ];
+        const unreachable = ["pull-gone-k8s", "pull-back-k8s", "push-gone-k8s", "karmada-api"];
+        // It left the config: released. Still declared (only down): its agent will clean up when it returns.
+        expect(lostPullMembers(clusters, unreachable, ["pull-up"], false)).toEqual(["pull-gone"]);
+        expect(lostPullMembers(clusters, unreachable, ["pull-gone", "pull-up"], false)).toEqual([]);
+        // A destroy removes every member; a Push member is Karmada's own to release, a reachable one its agent's.
+        expect(lostPullMembers(clusters, unreachable, [], true)).toEqual(["pull-gone"]);
     });
 });
