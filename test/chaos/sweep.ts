@@ -1,5 +1,6 @@
 // `npm run chaos`: the kill sweep. On one 2-member loopback fleet (real engine, real Karmada, IKO
-// played by the harness), again and again: `pulumi up` from an empty stack, killed with SIGKILL
+// played by the harness; ikoclone joins by Push, ikoclone2 by Pull with the real karmada-agent
+// played by the harness, so a kill in "joins" lands in either join), again and again: `pulumi up` from an empty stack, killed with SIGKILL
 // (the CLI and every process it started) at a moment drawn from the seed; `npm run recover`; then
 // the checks: federated-iris Running on both members, the synced Secret's current value there, and
 // a no-op `up` with 0 changes. Then `destroy`, the first ones killed too and finished by
@@ -15,7 +16,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import { drawMoments, kaminoObjects, KillMoment, KillResult, killAt, Phase, PHASES, recover, seededRandom } from "../cluster/chaos";
-import { IkoPlayer, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../cluster/harness";
+import { AgentPlayer, findBinaries, IkoPlayer, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../cluster/harness";
 import { LICENSE, licenseSecretId, loopbackStack } from "../cluster/loopback-stack";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import processReaper from "../support/process-reaper";
@@ -26,6 +27,7 @@ const UP_KILLS = Number(process.env.KAMINO_CHAOS_UP ?? "12");
 const DESTROY_KILLS = Math.min(UP_KILLS, Number(process.env.KAMINO_CHAOS_DESTROY ?? "6"));
 const OUT = process.env.KAMINO_CHAOS_OUT ?? "chaos-results.json";
 const MEMBERS = ["ikoclone", "ikoclone2"];
+const SYNC_MODES = { ikoclone: "Push", ikoclone2: "Pull" } as const;
 const STACK = "chaos";
 const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
@@ -63,17 +65,19 @@ async function main(): Promise<void> {
     const fleet = new LoopbackFleet({ hostName: "ikofett", members: MEMBERS });
     const sandbox = new EngineSandbox(toolchainPath("engine"));
     let iko: IkoPlayer | undefined;
+    let agents: AgentPlayer | undefined;
     const records: KillRecord[] = [];
     let uncovered: string[] = [];
     try {
         await fleet.start();
         iko = new IkoPlayer(fleet.members, 1000).start();
+        agents = new AgentPlayer(fleet.members, { binary: findBinaries()["karmada-agent"], dir: `${fleet.dir}/agents` }).start();
         const servers: Array<[string, KubeClient]> = [["host", fleet.host.client], ["karmada", fleet.karmada.client], ...fleet.members.map((m) => [m.name, m.client] as [string, KubeClient])];
         for (const [name, client] of servers) {
             const before = await kaminoObjects(client);
             if (before.length > 0) throw new Error(`${name} holds Kamino-looking objects before any run: ${before.join(", ")}`);
         }
-        const stack = await loopbackStack(sandbox, fleet, STACK, { runningTimeoutSeconds: 120 });
+        const stack = await loopbackStack(sandbox, fleet, STACK, { runningTimeoutSeconds: 120, syncModes: SYNC_MODES });
 
         for (let i = 0; i < UP_KILLS; i++) {
             const first = records.length;
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
         }
     } finally {
         await iko?.stop();
+        await agents?.stop();
         sandbox.cleanup();
         await fleet.stop();
         uncovered = write(records);
@@ -168,6 +173,7 @@ function write(records: KillRecord[]): string[] {
         seed: SEED,
         date: new Date().toISOString(),
         machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+        syncModes: SYNC_MODES,
         summary: { up: summary("up"), destroy: summary("destroy") },
         kills: records,
     };
