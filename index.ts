@@ -14,6 +14,8 @@ export = async () => {
         kubeconfigs: outputs.kubeconfigs,
         /** Kubeconfig of the Karmada API, the seed's `ikokamino` (secret). */
         karmadaKubeconfig: outputs.karmadaKubeconfig,
+        /** The Karmada API's URL: what Kamino, teammates and Pull members' agents dial (not secret). */
+        karmadaEndpoint: outputs.karmadaEndpoint,
         /** The cluster hosting Karmada. */
         karmadaHost: outputs.karmadaHost,
         /** The clusters joined to Karmada. */

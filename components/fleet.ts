@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { dependencyPlacement, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, resolvePlacement } from "./config";
+import { ClusterConfig, DEFAULTS, dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -12,6 +12,7 @@ import { IrisClusterInterpreter } from "./karmada/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
+import { KarmadaStaticAddress } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
@@ -181,6 +182,8 @@ export class Fleet extends pulumi.ComponentResource {
     /** Karmada's chart on the host cluster, or a control plane that already runs. */
     private karmadaControlPlane(hostCluster: FleetCluster, cfg: FleetConfig, usesHelmKarmada: boolean): KarmadaControlPlane {
         const host = hostCluster.config;
+        const k = cfg.karmada;
+        const endpoint = k.endpoint !== undefined ? (parseEndpoint(k.endpoint) as Endpoint) : undefined;
         return new KarmadaControlPlane(
             "karmada",
             usesHelmKarmada
@@ -188,26 +191,41 @@ export class Fleet extends pulumi.ComponentResource {
                       clusterIdentifier: `karmada-${host.name}`,
                       helm: {
                           hostProvider: hostCluster.provider,
-                          hostNodeName: host.provider === "kind" ? `${cfg.kindNamePrefix}${host.name}-control-plane` : undefined,
-                          chartVersion: cfg.karmada.chartVersion,
-                          chartRepo: cfg.karmada.chartRepo,
-                          kubectlImage: cfg.karmada.kubectlImage,
-                          apiServerNodePort: cfg.karmada.apiServerNodePort,
-                          apiServerHostPort: cfg.karmada.apiServerHostPort,
-                          timeoutSeconds: cfg.karmada.installTimeoutSeconds,
-                          featureGates: cfg.karmada.featureGates,
+                          chartVersion: k.chartVersion,
+                          chartRepo: k.chartRepo,
+                          kubectlImage: k.kubectlImage,
+                          timeoutSeconds: k.installTimeoutSeconds,
+                          featureGates: k.featureGates,
                           failover: failoverMembers(cfg).length > 0,
-                          detectionArgs: detectionFlags(cfg.karmada.failureDetectionSeconds).controllerManager,
-                          values: cfg.karmada.values,
+                          detectionArgs: detectionFlags(k.failureDetectionSeconds).controllerManager,
+                          values: k.values,
+                          ...(host.provider === "kind"
+                              ? { kind: { apiServerNodePort: k.apiServerNodePort, apiServerHostPort: k.apiServerHostPort, hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane` } }
+                              : {
+                                    published: {
+                                        host: host.provider === "gke" ? this.reserveKarmadaAddress(host) : endpoint!.host,
+                                        port: endpoint?.port ?? DEFAULTS.karmadaApiPort,
+                                        authorizedNetworks: k.authorizedNetworks ?? [],
+                                        etcdVolumeSize: DEFAULTS.karmadaEtcdVolumeSize,
+                                    },
+                                }),
                       },
                   }
                 : {
                       clusterIdentifier: `karmada-${host.name}`,
-                      existingKubeconfig: fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"),
+                      existingKubeconfig: fs.readFileSync(k.existingKubeconfigPath!, "utf8"),
+                      existingEndpoint: endpoint,
                   },
             // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
             { parent: this, deletedWith: usesHelmKarmada ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
+    }
+
+    /** A static regional address for the Karmada API of a GKE host, in the host's project and region (reserved beside the cluster). */
+    private reserveKarmadaAddress(host: ClusterConfig): pulumi.Output<string> {
+        const gke = host as GkeClusterConfig;
+        const region = gke.region ?? gke.zone!.replace(/-[a-z]$/, "");
+        return new KarmadaStaticAddress("karmada-address", { project: gke.project!, region, addressName: `${host.name}-karmada-api` }, { parent: this }).address;
     }
 
     /** Joins every cluster but the host, once IKO is on it. */

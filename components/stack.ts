@@ -130,6 +130,7 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions & { knownKarma
         clusters: fleet.clusterSummaries,
         kubeconfigs: fleet.kubeconfigs,
         karmadaKubeconfig: fleet.karmada.kubeconfig,
+        karmadaEndpoint: fleet.karmada.server,
         karmadaHost: fleet.hostName,
         members: Object.keys(fleet.members),
         irisClusters: Object.fromEntries(Object.entries(fleet.irisClusters).map(([id, f]) => [id, f.targetClusters])),

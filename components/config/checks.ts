@@ -9,6 +9,7 @@ import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } fro
 import { checkFailoverPlacements } from "./failover";
 import { checkManifests } from "./manifests";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
+import { checkKarmadaHost } from "./karmada-host";
 import { checkSyncModes } from "./sync-mode";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
@@ -29,7 +30,7 @@ export function checkNamesUnique(cfg: CheckedConfig): Problem[] {
 export function checkHostCount(cfg: CheckedConfig): Problem[] {
     const hosts = cfg.clusters.filter((c) => c.karmadaHost);
     if (hosts.length === 0) {
-        return [{ path: ["clusters"], reason: "no cluster has 'karmadaHost: true'", fix: "mark exactly one kind (or existing) cluster as the Karmada host" }];
+        return [{ path: ["clusters"], reason: "no cluster has 'karmadaHost: true'", fix: "mark exactly one cluster as the Karmada host" }];
     }
     if (hosts.length > 1) {
         return [
@@ -41,23 +42,6 @@ export function checkHostCount(cfg: CheckedConfig): Problem[] {
         ];
     }
     return [];
-}
-
-/** The Karmada host must be reachable from this machine and reach the kind members: not GKE. */
-export function checkHostProvider(cfg: CheckedConfig): Problem[] {
-    return cfg.clusters.flatMap((c, i) =>
-        c.karmadaHost && c.provider === "gke"
-            ? [
-                  {
-                      path: ["clusters", i, "karmadaHost"],
-                      reason:
-                          "a gke cluster cannot host Karmada in this lab: the Karmada API must be reachable from the machine running " +
-                          "'pulumi up' and the kind members are only reachable on the local Docker network",
-                      fix: `host Karmada on a kind cluster and join '${c.name}' as a member`,
-                  },
-              ]
-            : [],
-    );
 }
 
 /** Federation needs somewhere to propagate to. */
@@ -219,7 +203,7 @@ export function checkUnknownKeys(cfg: CheckedConfig, { input }: CheckContext): P
 export const CROSS_CHECKS: ConfigCheck[] = [
     checkNamesUnique,
     checkHostCount,
-    checkHostProvider,
+    checkKarmadaHost,
     checkHasMember,
     checkKindNameLength,
     checkGkeClusters,

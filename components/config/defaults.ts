@@ -24,6 +24,12 @@ export const DEFAULTS = {
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
     karmadaChartVersion: "v1.15.0",
+    /** On a host that is not kind: the version the loopback fleet proves (Karmada v1.18.2). */
+    karmadaHostedChartVersion: "v1.18.2",
+    /** The port of the Karmada API on its load balancer (the chart's apiserver port). */
+    karmadaApiPort: 5443,
+    /** Size of each of the 3 etcd volumes of a Karmada that is not on kind. */
+    karmadaEtcdVolumeSize: "8Gi",
     karmadaChartRepo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts",
     /** The chart's default (bitnami/kubectl) was withdrawn in 2025; this image has bash and kubectl. */
     karmadaKubectlImage: "bitnamisecure/kubectl",

@@ -1,7 +1,7 @@
 // The stack configuration: one typed, validated FleetConfig. Pure: no Pulumi resources, no I/O
 // except the optional `pathExists` probe passed in by the caller. The parts live beside this file.
 import { CheckedConfig, ConfigEnvironment, CROSS_CHECKS } from "./checks";
-import { CONFIG_NAMESPACE } from "./defaults";
+import { CONFIG_NAMESPACE, DEFAULTS } from "./defaults";
 import { ConfigError, Problem, problemsOfIssue, renderProblems } from "./problems";
 import { FleetConfig, KEY_SCHEMAS } from "./schema";
 import { readManifests } from "./manifests";
@@ -32,6 +32,8 @@ export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
+export { checkKarmadaHost, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
+export type { Endpoint } from "./karmada-host";
 export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
 export { SECRET_KEYS } from "./secrets";
 export {
@@ -39,7 +41,6 @@ export {
     checkGkeClusters,
     checkHasMember,
     checkHostCount,
-    checkHostProvider,
     checkIrisClusters,
     checkKindNameLength,
     checkNamesUnique,
@@ -91,6 +92,9 @@ export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironm
         throw new ConfigError(renderProblems(problems, { input, parsed, secretKeys: secretKeysOf(input, env) }));
     }
     const cfg = parsed as unknown as FleetConfig;
+    // A Karmada installed off kind runs the version the loopback fleet proves, unless the stack names one.
+    const stated = (input.karmada as { chartVersion?: unknown } | undefined)?.chartVersion;
+    if (stated === undefined && cfg.clusters.some((c) => c.karmadaHost && c.provider !== "kind")) cfg.karmada.chartVersion = DEFAULTS.karmadaHostedChartVersion;
     if (cfg.manifests.length > 0) {
         // The checks read the files already; this keeps what they read, so the Fleet never reads them.
         if (!env.readFile) throw new Error(`loadFleetConfig needs env.readFile to read ${CONFIG_NAMESPACE}:manifests`);

@@ -4,6 +4,7 @@
 // error, not a timeout half-way through `up`.
 import { serverOf } from "../common/kubeconfig";
 import type { CheckContext, CheckedConfig } from "./context";
+import { parseEndpoint } from "./karmada-host";
 import { Problem } from "./problems";
 
 /** Host names that name the machine itself: reachable from a process here, never from a cluster elsewhere. */
@@ -27,7 +28,9 @@ export function checkSyncModes(cfg: CheckedConfig, { input, env }: CheckContext)
     const host = cfg.clusters.find((c) => c.karmadaHost);
     const existingPath = cfg.karmada?.existingKubeconfigPath;
     const existingText = existingPath && env.readFile ? safeRead(env.readFile, existingPath) : undefined;
-    const existingHost = existingText ? kubeconfigServerHost(existingText) : undefined;
+    // The address agents are given: the endpoint when set (karmada-host.ts), else the existing Karmada's kubeconfig server.
+    const endpoint = cfg.karmada?.endpoint !== undefined ? parseEndpoint(cfg.karmada.endpoint) : undefined;
+    const existingHost = typeof endpoint === "object" ? endpoint.host : existingText ? kubeconfigServerHost(existingText) : undefined;
     const raw = (i: number) => (input.clusters as { syncMode?: unknown }[] | undefined)?.[i]?.syncMode;
     cfg.clusters.forEach((c, i) => {
         const at: Problem["path"] = ["clusters", i, "syncMode"];
@@ -43,17 +46,10 @@ export function checkSyncModes(cfg: CheckedConfig, { input, env }: CheckContext)
                 fix: `join '${c.name}' by Push (Karmada calls it), or host Karmada where the member can reach it (see docs/security.md, "Push and Pull")`,
             });
         }
-        if (existingPath === undefined && host?.provider === "existing") {
-            problems.push({
-                path: at,
-                reason: `Kamino publishes the Karmada it installs to Pull members only on a kind host; '${host.name}' is an existing cluster`,
-                fix: `join '${c.name}' by Push, or point kamino:karmada.existingKubeconfigPath at a Karmada whose API '${c.name}' can reach`,
-            });
-        }
         if (existingHost !== undefined && isLoopbackHost(existingHost) && c.provider !== "existing") {
             problems.push({
                 path: at,
-                reason: `the agent on '${c.name}' (${c.provider}) could not reach Karmada at ${existingHost}: that is a loopback address of this machine (kamino:karmada.existingKubeconfigPath)`,
+                reason: `the agent on '${c.name}' (${c.provider}) could not reach Karmada at ${existingHost}: that is a loopback address of this machine (kamino:karmada.${cfg.karmada?.endpoint !== undefined ? "endpoint" : "existingKubeconfigPath"})`,
                 fix: `give a Karmada kubeconfig whose server the member can reach, or join '${c.name}' by Push`,
             });
         }

@@ -2,10 +2,11 @@
 // control plane), the Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
-import { withServer } from "../common/kubeconfig";
+import { KARMADA_API_PORT, loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
+import { karmadaChartValues } from "./chart-values";
+import { serverOf, withServer } from "../common/kubeconfig";
 import { inheritedDependsOn } from "../common/options";
-import { mergeValues, Values } from "../common/values";
+import { Values } from "../common/values";
 
 /** Labels `karmadactl join` puts on the objects it creates. */
 export const KARMADA_SYSTEM_LABELS = { "karmada.io/system": "true" };
@@ -18,18 +19,12 @@ export const KARMADA_SYSTEM_NAMESPACE = "karmada-system";
 export interface KarmadaHelmInstall {
     /** Provider of the host cluster. */
     hostProvider: k8s.Provider;
-    /** Name of the host's control-plane node container, added to the API server certificate SANs. */
-    hostNodeName?: string;
     /** Chart version with leading `v`, e.g. `v1.15.0`. */
     chartVersion: string;
     /** Chart repository URL. */
     chartRepo: string;
     /** Repository of an image with bash and kubectl for the chart's Jobs. */
     kubectlImage: string;
-    /** NodePort of the Karmada API server Service. */
-    apiServerNodePort: number;
-    /** Host port mapped to that NodePort; the kubeconfig points at `https://127.0.0.1:<hostPort>`. */
-    apiServerHostPort: number;
     /** Helm wait timeout; the chart's hook Jobs and images take minutes. */
     timeoutSeconds: number;
     /** karmada-controller-manager feature gates. */
@@ -46,6 +41,26 @@ export interface KarmadaHelmInstall {
     detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
+    /** A kind host: the API on a NodePort mapped to this machine's `127.0.0.1:<apiServerHostPort>`. */
+    kind?: {
+        /** NodePort of the Karmada API server Service. */
+        apiServerNodePort: number;
+        /** Host port mapped to that NodePort; the kubeconfig points at `https://127.0.0.1:<hostPort>`. */
+        apiServerHostPort: number;
+        /** Name of the host's control-plane node container, added to the API server certificate's names. */
+        hostNodeName?: string;
+    };
+    /** Any other host: highly available, the API behind Kamino's load balancer (api-endpoint.ts). */
+    published?: {
+        /** The load balancer's address (IP or DNS name), known before the chart makes its certificates. */
+        host: pulumi.Input<string>;
+        /** The port in the kubeconfig: the load balancer's, or the endpoint's own when it names one. */
+        port: number;
+        /** CIDRs that may reach the load balancer. */
+        authorizedNetworks: string[];
+        /** Size of each etcd member's volume. */
+        etcdVolumeSize: string;
+    };
 }
 
 /** Arguments of a KarmadaControlPlane: exactly one of `helm` or `existingKubeconfig`. */
@@ -54,35 +69,10 @@ export interface KarmadaControlPlaneArgs {
     helm?: KarmadaHelmInstall;
     /** Kubeconfig of a Karmada API server that already runs; secret. */
     existingKubeconfig?: pulumi.Input<string>;
+    /** Where to reach an existing Karmada instead of its kubeconfig's server (`kamino:karmada.endpoint`). */
+    existingEndpoint?: { host: string; port?: number };
     /** Stable identity of the Karmada API for its provider (e.g. `karmada-<host>`). */
     clusterIdentifier: string;
-}
-
-/** The certificate SANs of the chart's defaults; Helm replaces lists, so they are repeated. */
-export const KARMADA_DEFAULT_CERT_HOSTS = [
-    "kubernetes.default.svc",
-    "*.etcd.{{ .Release.Namespace }}.svc.{{ .Values.clusterDomain }}",
-    "*.{{ .Release.Namespace }}.svc.{{ .Values.clusterDomain }}",
-    "*.{{ .Release.Namespace }}.svc",
-    "localhost",
-    "127.0.0.1",
-];
-
-/** Chart values for a Karmada host on kind, reachable from this machine through a NodePort. */
-export function karmadaChartValues(h: KarmadaHelmInstall): Values {
-    return mergeValues(
-        {
-            installMode: "host",
-            kubectl: { image: { registry: "docker.io", repository: h.kubectlImage, tag: "latest" } },
-            apiServer: { serviceType: "NodePort", nodePort: h.apiServerNodePort },
-            certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...(h.hostNodeName ? [h.hostNodeName] : [])] } },
-            controllerManager: {
-                featureGates: h.failover ? { ...FAILOVER_FEATURE_GATES, ...h.featureGates } : h.featureGates,
-                ...(h.failover || h.detectionArgs ? { extraCommandArgs: { ...h.detectionArgs, ...(h.failover ? FAILOVER_CONTROLLER_ARGS : {}) } } : {}),
-            },
-        },
-        h.values ?? {},
-    );
 }
 
 /** The Karmada control plane and a provider for its API. */
@@ -93,6 +83,10 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     public readonly provider: k8s.Provider;
     /** The Helm release, when Kamino installed Karmada. */
     public readonly release?: k8s.helm.v3.Release;
+    /** Kamino's load balancer in front of the Karmada API, on a host that is not kind. */
+    public readonly publicService?: k8s.core.v1.Service;
+    /** The Karmada API's URL as its kubeconfig names it: what Kamino, teammates and Pull members dial. */
+    public readonly server: pulumi.Output<string>;
     /**
      * `karmada-cluster` in the Karmada API, which holds the members' credentials. Karmada's chart
      * creates it (as `karmadactl init` does), so Kamino does not.
@@ -107,6 +101,8 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
         if (args.helm) {
             const h = args.helm;
+            const published = h.published;
+            const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
             this.release = new k8s.helm.v3.Release(
                 `${name}-chart`,
                 {
@@ -116,7 +112,10 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                     repositoryOpts: { repo: h.chartRepo },
                     namespace: KARMADA_SYSTEM_NAMESPACE,
                     createNamespace: true,
-                    values: karmadaChartValues(h),
+                    // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
+                    values: published
+                        ? pulumi.output(published.host).apply((host) => karmadaChartValues({ ...chart, published: { host, etcdVolumeSize: published.etcdVolumeSize } }))
+                        : karmadaChartValues({ ...chart, kind: h.kind }),
                     timeout: h.timeoutSeconds,
                 },
                 { parent: this, provider: h.hostProvider, dependsOn: inheritedDependsOn(opts) },
@@ -127,14 +126,30 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                 `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`,
                 { parent: this, provider: h.hostProvider, dependsOn: [this.release] },
             );
-            this.kubeconfig = pulumi.secret(
-                generated.data.apply((data) =>
-                    withServer(Buffer.from(data["kubeconfig"], "base64").toString("utf8"), `https://127.0.0.1:${h.apiServerHostPort}`),
-                ),
-            );
+            const chartKubeconfig = generated.data.apply((data) => Buffer.from(data["kubeconfig"], "base64").toString("utf8"));
+            if (published) {
+                this.publicService = new k8s.core.v1.Service(
+                    `${name}-api-lb`,
+                    {
+                        metadata: { name: PUBLIC_SERVICE_NAME, namespace: KARMADA_SYSTEM_NAMESPACE, labels: KARMADA_SYSTEM_LABELS },
+                        spec: pulumi.output(published.host).apply((host) => loadBalancerSpec({ host, authorizedNetworks: published.authorizedNetworks })),
+                    },
+                    { parent: this, provider: h.hostProvider, dependsOn: [this.release] },
+                );
+                // Through the load balancer's status: nothing dials Karmada before it has its address.
+                this.kubeconfig = pulumi.secret(
+                    pulumi.all([chartKubeconfig, published.host, this.publicService.status]).apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
+                );
+            } else {
+                this.kubeconfig = pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${h.kind?.apiServerHostPort ?? KARMADA_API_PORT}`)));
+            }
         } else {
-            this.kubeconfig = pulumi.secret(pulumi.output(args.existingKubeconfig!));
+            const endpoint = args.existingEndpoint;
+            this.kubeconfig = pulumi.secret(
+                pulumi.output(args.existingKubeconfig!).apply((kc) => (endpoint ? publishedKubeconfig(kc, endpoint.host, endpoint.port ?? Number(new URL(serverOf(kc)).port || 443)) : kc)),
+            );
         }
+        this.server = pulumi.unsecret(this.kubeconfig.apply((kc) => serverOf(kc)));
 
         this.provider = new k8s.Provider(
             `${name}-api`,
@@ -148,6 +163,6 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
         this.clusterNamespace = pulumi.output(KARMADA_CLUSTER_NAMESPACE);
 
-        this.registerOutputs({ kubeconfig: this.kubeconfig, clusterNamespace: this.clusterNamespace });
+        this.registerOutputs({ kubeconfig: this.kubeconfig, server: this.server, clusterNamespace: this.clusterNamespace });
     }
 }

@@ -133,11 +133,12 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
         throw new Error(`Kamino cannot tell the version of the existing Karmada for the agent of '${c.name}'; set kamino:karmada.agentImage (e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2)`);
     }
     // A kind host publishes the Karmada API on a NodePort of its node container, on the kind network;
-    // an existing Karmada is reached where its kubeconfig says (config/sync-mode.ts refuses loopback).
-    const agentServer =
-        cfg.karmada.existingKubeconfigPath === undefined
-            ? pulumi.output(`https://${cfg.kindNamePrefix}${karmada.hostName}-control-plane:${cfg.karmada.apiServerNodePort}`)
-            : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
+    // any other Karmada is reached where its kubeconfig says: the load balancer or kamino:karmada.endpoint
+    // (config/sync-mode.ts refuses a loopback address).
+    const kindHost = cfg.karmada.existingKubeconfigPath === undefined && cfg.clusters.some((h) => h.karmadaHost && h.provider === "kind");
+    const agentServer = kindHost
+        ? pulumi.output(`https://${cfg.kindNamePrefix}${karmada.hostName}-control-plane:${cfg.karmada.apiServerNodePort}`)
+        : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
         { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },

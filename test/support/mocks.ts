@@ -86,6 +86,9 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
     if (a.type === "pulumi-nodejs:dynamic/kamino:AgentCertificate" && !preview) {
         return { ...state, certificate: FAKE_AGENT_CERT, privateKey: "FAKE-AGENT-KEY", notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2027-12-01T00:00:00.000Z" };
     }
+    if (a.type === "gcp:compute/address:Address" && !preview) {
+        return { ...state, address: FAKE_KARMADA_ADDRESS };
+    }
     if (a.type === "gcp:container/cluster:Cluster" && !preview) {
         state.endpoint = "34.1.2.3";
         state.masterAuth = { clusterCaCertificate: FAKE_CA };
@@ -98,6 +101,9 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
 export function fakeAgentReadyWaiter(calls: string[] = []): AgentReadyWaiter {
     return async (_kubeconfig, clusterName) => (calls.push(clusterName), { waitedSeconds: 0 });
 }
+
+/** What the mocks answer for a reserved static address (the Karmada API's on a GKE host). */
+export const FAKE_KARMADA_ADDRESS = "34.140.0.10";
 
 /** What the mocks answer for a Pull member's agent certificate. */
 export const FAKE_AGENT_CERT = "-----BEGIN CERTIFICATE-----\nFAKE-AGENT\n-----END CERTIFICATE-----\n";

@@ -136,7 +136,7 @@ const BAD: Record<string, BadCase> = {
         config: { ...base, clusters: [kind("a"), kind("b")] },
         key: "kamino:clusters",
         shown: '= [{"name":"a","provider":"kind"},{"name":"b","provider":"kin…',
-        fix: "mark exactly one kind (or existing) cluster as the Karmada host",
+        fix: "mark exactly one cluster as the Karmada host",
     },
     "two Karmada hosts": {
         config: { ...base, clusters: [kind("a", { karmadaHost: true }), kind("b", { karmadaHost: true })] },
@@ -203,11 +203,17 @@ const BAD: Record<string, BadCase> = {
         fix: "set either 'region' (a regional cluster) or 'zone' (a zonal cluster), not both",
     },
     "gke zone that is not one": { config: { ...base, clusters: [base.clusters[0], gke({ zone: "central" })] }, key: "kamino:clusters[1].zone", shown: '= "central"', fix: "gcloud compute zones list" },
-    "gke cluster as Karmada host": {
-        config: { ...base, clusters: [gke({ karmadaHost: true }), kind("k")] },
-        key: "kamino:clusters[0].karmadaHost",
-        shown: "= true",
-        fix: "host Karmada on a kind cluster and join 'g' as a member",
+    "gke Karmada host that cannot call a kind member": {
+        config: { ...base, clusters: [gke({ karmadaHost: true }), kind("k")], karmada: { authorizedNetworks: ["198.51.100.7/32"] } },
+        key: "kamino:clusters[1].syncMode",
+        shown: '= "Push" (default)',
+        fix: "join 'k' by Pull (syncMode: Pull)",
+    },
+    "gke Karmada host open to nobody in particular": {
+        config: { ...base, clusters: [gke({ karmadaHost: true }), kind("k", { syncMode: "Pull" })] },
+        key: "kamino:karmada.authorizedNetworks",
+        shown: "is missing",
+        fix: "pulumi config set --path 'kamino:karmada.authorizedNetworks[0]' <CIDR>",
     },
     "gke release channel unknown": {
         config: { ...base, clusters: [base.clusters[0], gke({ releaseChannel: "FAST" })] },

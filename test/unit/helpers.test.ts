@@ -4,7 +4,7 @@ import { IrisClusterConfig } from "../../components/config";
 import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/karmada/crd-mirror";
 import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components/federation/federated-iris";
 import { gkeTopology } from "../../components/clusters/gke-cluster";
-import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada/control-plane";
+import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada/chart-values";
 import { joinNames } from "../../components/karmada/member";
 import { describeError, waitForObject } from "../../components/live/kube-read";
 import { gkeKubeconfig, serverOf, withServer } from "../../components/common/kubeconfig";
@@ -75,14 +75,8 @@ describe("Helm values", () => {
     });
     test("Karmada values keep the chart's SANs and let the stack override", () => {
         const v = karmadaChartValues({
-            hostProvider: undefined as never,
-            hostNodeName: "ikofett-control-plane",
-            chartVersion: "v1.15.0",
-            chartRepo: "r",
+            kind: { hostNodeName: "ikofett-control-plane", apiServerNodePort: 32443 },
             kubectlImage: "bitnamisecure/kubectl",
-            apiServerNodePort: 32443,
-            apiServerHostPort: 5443,
-            timeoutSeconds: 900,
             featureGates: { PropagateDeps: true },
             values: { apiServer: { replicaCount: 2 } },
         }) as { certs: { auto: { hosts: string[] } }; apiServer: Record<string, unknown> };

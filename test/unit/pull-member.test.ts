@@ -247,11 +247,6 @@ describe("Pull members in the config", () => {
         // An existing member may run where that address works (on this machine, as the loopback fleet does).
         expect(errorOf(withMember({ name: "m1", provider: "existing", kubeconfigPath: "m1.kubeconfig", syncMode: "Pull" }, { karmada: { existingKubeconfigPath: "karmada.kubeconfig" } }), { "karmada.kubeconfig": kc })).toBe("");
     });
-
-    test("a Karmada that Kamino installs on an existing host is not yet published to Pull members", () => {
-        const cfg = { ...base, clusters: [{ name: "hub", provider: "existing", kubeconfigPath: "hub.kubeconfig", karmadaHost: true }, { name: "m1", provider: "kind", syncMode: "Pull" }] };
-        expect(errorOf(cfg)).toMatch(/publishes the Karmada it installs to Pull members only on a kind host/);
-    });
 });
 
 describe("changing the sync mode of a joined member", () => {

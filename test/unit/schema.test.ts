@@ -22,6 +22,7 @@ const stacks: Array<[string, Record<string, string>]> = [
     ["dev", stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
     ["gcp", stackConfig("Pulumi.gcp.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
     ["dr", stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
+    ["prod", stackConfig("Pulumi.prod.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })],
     ["secrets", secretsConfig],
 ];
 

@@ -1,0 +1,137 @@
+// Checks of where Karmada runs and how it is reached: a kind host publishes the Karmada API on this
+// machine only; a gke or existing host gets Kamino's load balancer, at a reserved address (gke) or
+// the user's `endpoint` (existing), open only to `authorizedNetworks`. An existing Karmada
+// (`existingKubeconfigPath`) is not installed by Kamino, so the install-only keys do not apply.
+import { isIP } from "net";
+import { CONFIG_NAMESPACE } from "./defaults";
+import type { CheckedConfig } from "./context";
+import { Problem } from "./problems";
+
+/** A parsed `kamino:karmada.endpoint`: the host (IP or DNS name) and the port, if given. */
+export interface Endpoint {
+    host: string;
+    port?: number;
+}
+
+const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `host`, `host:port`, `[v6]:port` or a bare IPv6 address; a string saying what is wrong otherwise. */
+export function parseEndpoint(text: string): Endpoint | string {
+    let host = text.trim();
+    let port: number | undefined;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host)) return "is a URL; give only the address (an IP or a DNS name), with an optional :port";
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(host);
+    if (bracketed) {
+        if (isIP(bracketed[1]) !== 6) return "is not an IPv6 address in brackets";
+        return bracketed[2] === undefined ? { host: bracketed[1] } : withPort(bracketed[1], bracketed[2]);
+    }
+    if (isIP(host) === 6) return { host };
+    const colon = host.lastIndexOf(":");
+    if (colon >= 0) {
+        const p = withPort(host.slice(0, colon), host.slice(colon + 1));
+        if (typeof p === "string") return p;
+        host = p.host;
+        port = p.port;
+    }
+    if (isIP(host) === 4) return { host, port };
+    const name = host.toLowerCase().replace(/\.$/, "");
+    if (name.length === 0 || name.length > 253 || !name.split(".").every((l) => DNS_LABEL.test(l)) || /^[\d.]+$/.test(name)) {
+        return "is neither an IP address nor a DNS name";
+    }
+    return { host: name, port };
+}
+
+function withPort(host: string, text: string): Endpoint | string {
+    const port = Number(text);
+    return /^\d+$/.test(text) && port >= 1 && port <= 65535 ? { host, port } : `has a port that is not a number from 1 to 65535 (${text})`;
+}
+
+/** An IPv4 or IPv6 CIDR such as 203.0.113.0/24. */
+export function isCidr(text: string): boolean {
+    const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim());
+    if (!m) return false;
+    const family = isIP(m[1]);
+    return family !== 0 && Number(m[2]) <= (family === 4 ? 32 : 128);
+}
+
+/** A CIDR that lets every address in. */
+export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.trim());
+
+/** Where Karmada is installed and how it is reached: see the file comment. */
+export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
+    const problems: Problem[] = [];
+    const k = cfg.karmada;
+    const hostIndex = cfg.clusters.findIndex((c) => c.karmadaHost);
+    const host = cfg.clusters[hostIndex];
+    if (!k || !host) return problems;
+    const existing = k.existingKubeconfigPath !== undefined;
+    const at = (key: string): Problem["path"] => ["karmada", key];
+
+    if (k.endpoint !== undefined) {
+        const parsed = parseEndpoint(k.endpoint);
+        if (typeof parsed === "string") problems.push({ path: at("endpoint"), reason: parsed, fix: "write an IP address or a DNS name, e.g. 203.0.113.10 or karmada.example.com (optionally :5443)" });
+    }
+    (k.authorizedNetworks ?? []).forEach((cidr, i) => {
+        if (!isCidr(cidr)) {
+            problems.push({ path: ["karmada", "authorizedNetworks", i], reason: "is not a CIDR", fix: "write an address range such as 203.0.113.0/24, or 198.51.100.7/32 for one address" });
+        } else if (isAnyNetwork(cidr) && !k.allowAnyNetwork) {
+            problems.push({
+                path: ["karmada", "authorizedNetworks", i],
+                reason: "opens the Karmada API to the whole Internet",
+                fix: `list the networks that need it (this machine or CI, each Pull member's egress); if you mean it, also set ${CONFIG_NAMESPACE}:karmada.allowAnyNetwork: true`,
+            });
+        }
+    });
+
+    if (existing) {
+        if (host.provider === "gke") {
+            problems.push({
+                path: ["clusters", hostIndex, "karmadaHost"],
+                reason: `Kamino would create the gke cluster '${host.name}' to host Karmada, but ${CONFIG_NAMESPACE}:karmada.existingKubeconfigPath says Karmada already runs elsewhere`,
+                fix: "remove existingKubeconfigPath to install Karmada on it, or make the host an existing cluster",
+            });
+        }
+        if (k.authorizedNetworks !== undefined) {
+            problems.push({ path: at("authorizedNetworks"), reason: "Kamino publishes only a Karmada it installs; this one runs already (existingKubeconfigPath)", fix: "restrict access where that Karmada is published, and remove authorizedNetworks" });
+        }
+        return problems;
+    }
+
+    if (host.provider === "kind") {
+        if (k.endpoint !== undefined) {
+            problems.push({ path: at("endpoint"), reason: `a kind host publishes the Karmada API on 127.0.0.1:<apiServerHostPort> of this machine`, fix: "remove endpoint, or host Karmada on a gke or existing cluster" });
+        }
+        if (k.authorizedNetworks !== undefined) {
+            problems.push({ path: at("authorizedNetworks"), reason: "a kind host's Karmada API is reachable from this machine only", fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster" });
+        }
+        return problems;
+    }
+
+    if (host.provider === "gke" && k.endpoint !== undefined) {
+        problems.push({ path: at("endpoint"), reason: `Kamino reserves a static address for the Karmada API on the gke host '${host.name}'`, fix: "remove endpoint; the address is in the stack output karmadaEndpoint" });
+    }
+    if (host.provider === "existing" && k.endpoint === undefined) {
+        problems.push({
+            path: at("endpoint"),
+            reason: `Karmada on the existing cluster '${host.name}' needs the address its load balancer will have, before the chart makes its certificates`,
+            fix: `pulumi config set --path ${CONFIG_NAMESPACE}:karmada.endpoint <IP or DNS name> (an address your load balancer can take, or a name you will point at it)`,
+        });
+    }
+    if (k.authorizedNetworks === undefined || k.authorizedNetworks.length === 0) {
+        problems.push({
+            path: at("authorizedNetworks"),
+            reason: `the Karmada API on '${host.name}' gets a load balancer, and none says who may reach it`,
+            fix: `pulumi config set --path '${CONFIG_NAMESPACE}:karmada.authorizedNetworks[0]' <CIDR>: this machine or CI, and each Pull member's egress (docs/production.md)`,
+        });
+    }
+    // Karmada in the cloud cannot dial a cluster on this machine's Docker network.
+    cfg.clusters.forEach((c, i) => {
+        if (c.karmadaHost || c.provider !== "kind" || c.syncMode === "Pull") return;
+        problems.push({
+            path: ["clusters", i, "syncMode"],
+            reason: `Karmada on '${host.name}' (${host.provider}) cannot call the kind cluster '${c.name}': it is on this machine's Docker network`,
+            fix: `join '${c.name}' by Pull (syncMode: Pull): its agent calls Karmada; list this machine's egress in authorizedNetworks`,
+        });
+    });
+    return problems;
+}

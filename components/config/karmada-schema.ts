@@ -1,0 +1,71 @@
+// The schema of `kamino:karmada`: the chart or an existing control plane, how it is reached and
+// published, what its identity may do on members, Pull agents and failure detection.
+import { z } from "zod";
+import { DEFAULTS, KAMINO_FEATURE_GATES } from "./defaults";
+import { withFix } from "./fix";
+
+const MEMBER_ACCESS_MODES = withFix("must be 'narrow' or 'full'", "use narrow (the default: only what Kamino's propagation needs) or full (karmadactl join's cluster-admin)");
+const policyRuleSchema = z
+    .object({
+        apiGroups: z.array(z.string()).optional(),
+        resources: z.array(z.string().min(1)).optional(),
+        verbs: z.array(z.string().min(1)).min(1, withFix("must list at least one verb", "e.g. verbs: [get, list, watch, create, update, delete]")),
+        resourceNames: z.array(z.string().min(1)).optional(),
+        nonResourceURLs: z.array(z.string().min(1)).optional(),
+    })
+    .strict()
+    .refine((r) => (r.nonResourceURLs !== undefined) !== (r.resources !== undefined), {
+        message: withFix("a rule names either resources (with apiGroups) or nonResourceURLs", "give apiGroups and resources, e.g. {apiGroups: [apps], resources: [deployments], verbs: [...]}"),
+    });
+// `narrow` | `full` | {mode, extraRules}; normalized to the object.
+const memberAccessSchema = z
+    .union([
+        z.enum(["narrow", "full"], { errorMap: () => ({ message: MEMBER_ACCESS_MODES }) }),
+        z
+            .object({
+                mode: z.enum(["narrow", "full"], { errorMap: () => ({ message: MEMBER_ACCESS_MODES }) }).default("narrow"),
+                extraRules: z.array(policyRuleSchema).default([]),
+            })
+            .strict()
+            .refine((a) => a.mode === "narrow" || a.extraRules.length === 0, {
+                message: withFix("extraRules add to narrow rules; full already grants everything", "drop extraRules or set mode: narrow"),
+            }),
+    ])
+    .default("narrow")
+    .transform((a) => (typeof a === "string" ? { mode: a, extraRules: [] } : a));
+
+export const karmadaSchema = z
+    .object({
+        chartVersion: z.string().regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0")).default(DEFAULTS.karmadaChartVersion),
+        chartRepo: z.string().url().default(DEFAULTS.karmadaChartRepo),
+        kubectlImage: z.string().min(1).default(DEFAULTS.karmadaKubectlImage),
+        apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
+        apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),
+        installTimeoutSeconds: z.number().int().min(60).max(3600).default(DEFAULTS.karmadaInstallTimeoutSeconds),
+        // A stack's gates map would replace Kamino's whole: merged, so that one gate keeps PropagateDeps on.
+        featureGates: z.record(z.boolean()).default({}).transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
+        values: z.record(z.unknown()).default({}),
+        /** Use a Karmada control plane that already runs; no chart is installed. */
+        existingKubeconfigPath: z.string().min(1).optional(),
+        /** Where members and people reach the Karmada API: an IP or a DNS name, optional `:port` (karmada-host.ts). */
+        endpoint: z.string().min(1).optional(),
+        /** CIDRs that may reach the Karmada API's load balancer (its `loadBalancerSourceRanges`). */
+        authorizedNetworks: z.array(z.string()).optional(),
+        /** Lets `authorizedNetworks` hold 0.0.0.0/0 or ::/0: the Karmada API open to the whole Internet. */
+        allowAnyNetwork: z.boolean().default(false),
+        /** What Karmada's identity may do on each member (components/karmada/member-access.ts, docs/security.md). */
+        memberAccess: memberAccessSchema,
+        /** Pull members' karmada-agent image; default: Karmada's own at the control plane's version. */
+        agentImage: z.string().min(1).optional(),
+        /** How long `up` waits for a Pull member's agent to register its Cluster and report it Ready. */
+        agentReadyTimeoutSeconds: z.number().int().min(30).max(3600).default(DEFAULTS.agentReadyTimeoutSeconds),
+        /** How long a member may be silent before Karmada marks it not Ready (karmada/detection.ts). */
+        failureDetectionSeconds: z
+            .number({ invalid_type_error: withFix("must be a number of seconds", "write it as a whole number, e.g. 12") })
+            .int(withFix("must be a whole number of seconds", "round it"))
+            .min(8, withFix("must be at least 8 s", "use 8 or more: below that a member whose API server blinks for a few seconds is marked not Ready"))
+            .max(300, withFix("must be at most 300 s", "use 300 or less; Karmada's own default detects in about 40 s"))
+            .default(DEFAULTS.failureDetectionSeconds),
+    })
+    .strict()
+    .default({});

@@ -1,0 +1,71 @@
+// The Karmada API off kind: a Service of type LoadBalancer of Kamino's own in front of the chart's
+// apiserver pods, at an address known before the chart makes its certificates (a static regional IP
+// that Kamino reserves on GKE, the user's `endpoint` elsewhere), open only to the authorized networks.
+// Not the chart's Service: it takes only a type and annotations (no loadBalancerIP, no
+// loadBalancerSourceRanges; notes/karmada.md §8), and cloud annotations would tie Kamino to one cloud.
+// These two spec fields are honoured by GKE and by the usual on-premises load balancers.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { isIP } from "net";
+import { APISERVER_POD_LABELS } from "./chart-values";
+import { withServer } from "../common/kubeconfig";
+
+/** Name of Kamino's load balancer Service in the host's `karmada-system`. */
+export const PUBLIC_SERVICE_NAME = "karmada-apiserver-public";
+
+/** The port the chart's apiserver serves on, and the load balancer's. */
+export const KARMADA_API_PORT = 5443;
+
+/** The load balancer Service's spec (pure). An IP endpoint is asked for; a DNS name is the user's to point at it. */
+export function loadBalancerSpec(a: { host: string; authorizedNetworks: string[] }): k8s.types.input.core.v1.ServiceSpec {
+    return {
+        type: "LoadBalancer",
+        selector: APISERVER_POD_LABELS,
+        ports: [{ name: "https", port: KARMADA_API_PORT, targetPort: KARMADA_API_PORT, protocol: "TCP" }],
+        ...(isIP(a.host) ? { loadBalancerIP: a.host } : {}),
+        loadBalancerSourceRanges: a.authorizedNetworks,
+    };
+}
+
+/** `https://<host>:<port>`, with brackets for an IPv6 address. */
+export const apiServerUrl = (host: string, port: number) => `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+
+/** The kubeconfig pointed at the published address (the chart writes one for its in-cluster Service name). */
+export const publishedKubeconfig = (kubeconfig: string, host: string, port: number) => withServer(kubeconfig, apiServerUrl(host, port));
+
+/** Arguments of a KarmadaStaticAddress. */
+export interface KarmadaStaticAddressArgs {
+    /** GCP project of the host cluster. */
+    project: string;
+    /** Region of the host cluster: a regional external address is what a GKE LoadBalancer Service can take. */
+    region: string;
+    /** Name of the address in GCP. */
+    addressName: string;
+}
+
+/** A static regional external IP address for the Karmada API on a GKE host, reserved before the chart installs. */
+export class KarmadaStaticAddress extends pulumi.ComponentResource {
+    /** The reserved IP address. */
+    public readonly address: pulumi.Output<string>;
+
+    constructor(name: string, args: KarmadaStaticAddressArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("kamino:index:KarmadaStaticAddress", name, {}, opts);
+        // Loaded only by stacks with a GKE host, as gke-cluster.ts does: @pulumi/gcp is slow to load.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const gcp = require("@pulumi/gcp") as typeof import("@pulumi/gcp");
+        const reserved = new gcp.compute.Address(
+            `${name}-ip`,
+            {
+                name: args.addressName,
+                project: args.project,
+                region: args.region,
+                addressType: "EXTERNAL",
+                networkTier: "PREMIUM",
+                description: "The Karmada API's load balancer (Kamino)",
+            },
+            { parent: this },
+        );
+        this.address = reserved.address;
+        this.registerOutputs({ address: this.address });
+    }
+}

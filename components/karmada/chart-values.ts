@@ -1,0 +1,107 @@
+// The Karmada chart's values as Kamino sets them (pure): a single-replica Karmada on kind, published
+// through a NodePort to this machine; or, on a gke or existing host, a highly available one whose
+// certificates name the address its load balancer has. Every key set here is one the chart reads
+// (CHART_KEYS, from charts/karmada at v1.18.2; test/unit/karmada-host.test.ts keeps them to it).
+import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
+import { mergeValues, Values } from "../common/values";
+
+/** The certificate SANs of the chart's defaults; Helm replaces lists, so they are repeated. */
+export const KARMADA_DEFAULT_CERT_HOSTS = [
+    "kubernetes.default.svc",
+    "*.etcd.{{ .Release.Namespace }}.svc.{{ .Values.clusterDomain }}",
+    "*.{{ .Release.Namespace }}.svc.{{ .Values.clusterDomain }}",
+    "*.{{ .Release.Namespace }}.svc",
+    "localhost",
+    "127.0.0.1",
+];
+
+/** The components Kamino runs twice on a non-kind host (leader election is on in each by default). */
+export const HA_COMPONENTS = ["apiServer", "aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"] as const;
+
+/** What the values depend on. */
+export interface KarmadaChartInput {
+    /** Repository of an image with bash and kubectl for the chart's Jobs. */
+    kubectlImage: string;
+    /** karmada-controller-manager feature gates. */
+    featureGates: Record<string, boolean>;
+    /** Turn on what failover placement needs in karmada-controller-manager; a gate the stack sets still wins. */
+    failover?: boolean;
+    /** karmada-controller-manager's failure-detection flags; appended after the chart's own, so they win. */
+    detectionArgs?: Record<string, string>;
+    /** Extra chart values, merged over Kamino's. */
+    values?: Values;
+    /** On kind: the NodePort mapped to this machine, and the node container's name for the certificate. */
+    kind?: { apiServerNodePort: number; hostNodeName?: string };
+    /** Off kind: the address the load balancer has (IP or DNS name), for the certificate, and etcd's volume size. */
+    published?: { host: string; etcdVolumeSize: string };
+}
+
+/** The chart's values for Karmada on its host. */
+export function karmadaChartValues(i: KarmadaChartInput): Values {
+    const extraHosts = i.kind ? (i.kind.hostNodeName ? [i.kind.hostNodeName] : []) : i.published ? [i.published.host] : [];
+    return mergeValues(
+        {
+            installMode: "host",
+            kubectl: { image: { registry: "docker.io", repository: i.kubectlImage, tag: "latest" } },
+            // Off kind the chart's Service stays ClusterIP: Kamino's own load balancer publishes the API (api-endpoint.ts).
+            apiServer: i.kind ? { serviceType: "NodePort", nodePort: i.kind.apiServerNodePort } : {},
+            certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...extraHosts] } },
+            controllerManager: {
+                featureGates: i.failover ? { ...FAILOVER_FEATURE_GATES, ...i.featureGates } : i.featureGates,
+                ...(i.failover || i.detectionArgs ? { extraCommandArgs: { ...i.detectionArgs, ...(i.failover ? FAILOVER_CONTROLLER_ARGS : {}) } } : {}),
+            },
+        },
+        i.published ? highlyAvailable(i.published.etcdVolumeSize) : {},
+        i.values ?? {},
+    );
+}
+
+/** The label the chart's apiserver pods carry, set explicitly so that Kamino's load balancer can select them. */
+export const APISERVER_POD_LABELS = { app: "karmada-apiserver" };
+
+/**
+ * A Karmada that survives the loss of a node: two of every control-plane component (leader
+ * election is on in each; the chart spreads the apiservers over nodes with its anti-affinity) and a
+ * PodDisruptionBudget for each, so that a node drain keeps one running; etcd on a persistent volume.
+ * One etcd member, not three: the chart at v1.18.2 starts etcd without --initial-advertise-peer-urls,
+ * so every member advertises http://localhost:2380 and a multi-member cluster refuses to bootstrap
+ * (tried with etcd 3.6; `karmadactl init` sets the flag, the chart has no value for it). A quorum
+ * of three needs an external etcd (`etcd.mode: external` in kamino:karmada.values; docs/production.md).
+ */
+export function highlyAvailable(etcdVolumeSize: string): Values {
+    return {
+        etcd: { internal: { replicaCount: 1, storageType: "pvc", pvc: { size: etcdVolumeSize } } },
+        ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
+        apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
+    };
+}
+
+/**
+ * The keys Kamino may set, as dotted paths (a map below them is the chart's to read, e.g. feature
+ * gates). Read from charts/karmada/values.yaml and its templates at v1.18.2 (../shared/notes/karmada.md §1.1, §8).
+ */
+export const CHART_KEYS = [
+    "installMode",
+    "kubectl.image.registry",
+    "kubectl.image.repository",
+    "kubectl.image.tag",
+    "certs.mode",
+    "certs.auto.hosts",
+    "apiServer.serviceType",
+    "apiServer.nodePort",
+    "controllerManager.featureGates",
+    "controllerManager.extraCommandArgs",
+    "etcd.internal.replicaCount",
+    "etcd.internal.storageType",
+    "etcd.internal.pvc.size",
+    "apiServer.labels.app",
+    ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`]),
+] as const;
+
+/** The dotted paths of a values tree's leaves; a map under a key in `opaque` counts as one leaf. */
+export function valuePaths(v: Values, opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs"], prefix = ""): string[] {
+    return Object.entries(v).flatMap(([k, x]) => {
+        const p = prefix ? `${prefix}.${k}` : k;
+        return typeof x === "object" && x !== null && !Array.isArray(x) && !opaque.includes(p) ? valuePaths(x as Values, opaque, p) : [p];
+    });
+}

@@ -1,0 +1,178 @@
+// Karmada off the laptop: where it runs and who reaches it (config errors before anything exists),
+// the chart values of a highly available Karmada (every key one the chart reads), and the prod stack
+// (Pulumi.prod.yaml) under mocks, in update and preview mode.
+import * as pulumi from "@pulumi/pulumi";
+import * as YAML from "yaml";
+import { ConfigError, isCidr, loadFleetConfig, parseEndpoint } from "../../components/config";
+import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/chart-values";
+import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
+import { kaminoStack } from "../../components/stack";
+import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FAKE_KARMADA_ADDRESS, FIXTURE_CHART, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
+import { healthyMachine } from "../support/standins";
+
+const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
+const gke = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "gke", project: "p", region: "europe-west1", ...extra });
+const existing = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "existing", kubeconfigPath: `${name}.kubeconfig`, ...extra });
+const iko = { chartPath: FIXTURE_CHART };
+const KC = YAML.stringify({ clusters: [{ name: "k", cluster: { server: "https://10.0.0.5:6443", "certificate-authority-data": "Q0E=" } }], contexts: [{ name: "k", context: { cluster: "k" } }], "current-context": "k" });
+
+/** The problems of a config, one per line ("" when it loads). */
+function problemsOf(cfg: Record<string, unknown>): string {
+    try {
+        loadFleetConfig(raw({ iko, ...cfg }), { pathExists: () => true, readFile: () => KC });
+        return "";
+    } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        return e.problems.join("\n");
+    }
+}
+
+describe("endpoints and networks", () => {
+    test.each([
+        ["203.0.113.10", { host: "203.0.113.10" }],
+        ["203.0.113.10:6443", { host: "203.0.113.10", port: 6443 }],
+        ["Karmada.Example.com.", { host: "karmada.example.com" }],
+        ["karmada.example.com:443", { host: "karmada.example.com", port: 443 }],
+        ["2001:db8::10", { host: "2001:db8::10" }],
+        ["[2001:db8::10]:5443", { host: "2001:db8::10", port: 5443 }],
+    ])("%s is an endpoint", (text, expected) => expect(parseEndpoint(text)).toEqual(expected));
+
+    test.each([
+        ["https://karmada.example.com", /is a URL/],
+        ["karmada_example.com", /neither an IP address nor a DNS name/],
+        ["300.1.2.3", /neither an IP address nor a DNS name/],
+        ["karmada.example.com:99999", /port that is not a number from 1 to 65535/],
+        ["[not-v6]:1", /not an IPv6 address/],
+    ])("%s is not", (text, reason) => expect(parseEndpoint(text)).toMatch(reason));
+
+    test("CIDRs: IPv4 and IPv6 with a prefix in range, nothing else", () => {
+        expect(["10.0.0.0/8", "198.51.100.7/32", "2001:db8::/32", "0.0.0.0/0"].every(isCidr)).toBe(true);
+        expect(["10.0.0.0", "10.0.0.0/33", "2001:db8::/129", "office", "10.0.0.0/8/1"].some(isCidr)).toBe(false);
+    });
+
+    test("the load balancer: Karmada's apiserver pods, port 5443, only the listed networks; an IP is asked for, a name is not", () => {
+        expect(loadBalancerSpec({ host: "34.1.2.3", authorizedNetworks: ["203.0.113.0/24"] })).toEqual({
+            type: "LoadBalancer",
+            selector: { app: "karmada-apiserver" },
+            ports: [{ name: "https", port: 5443, targetPort: 5443, protocol: "TCP" }],
+            loadBalancerIP: "34.1.2.3",
+            loadBalancerSourceRanges: ["203.0.113.0/24"],
+        });
+        expect(loadBalancerSpec({ host: "karmada.example.com", authorizedNetworks: [] })).not.toHaveProperty("loadBalancerIP");
+        expect(apiServerUrl("2001:db8::10", 5443)).toBe("https://[2001:db8::10]:5443");
+    });
+});
+
+describe("where Karmada runs: each mistake named with its key, value and fix, before anything exists", () => {
+    const nets = { authorizedNetworks: ["203.0.113.0/24"] };
+    test.each<[string, Record<string, unknown>, RegExp]>([
+        ["a gke host without a project", { clusters: [gke("hub", { karmadaHost: true, project: undefined }), gke("m", { syncMode: "Pull" })], karmada: nets }, /kamino:clusters\[0\]\.project is missing: a gke cluster needs the GCP project/],
+        ["a gke host without a location", { clusters: [gke("hub", { karmadaHost: true, region: undefined }), gke("m")], karmada: nets }, /kamino:clusters\[0\]\.region is missing: a gke cluster needs a location/],
+        ["an existing host without an endpoint", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: nets }, /kamino:karmada\.endpoint is missing: Karmada on the existing cluster 'hub' needs the address its load balancer will have.*; fix: pulumi config set --path kamino:karmada\.endpoint/],
+        ["an endpoint that is a URL", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { ...nets, endpoint: "https://k.example.com" } }, /kamino:karmada\.endpoint = "https:\/\/k\.example\.com": is a URL/],
+        ["a network that is not a CIDR", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["office"] } }, /kamino:karmada\.authorizedNetworks\[0\] = "office": is not a CIDR; fix: write an address range/],
+        ["the whole Internet, not said explicitly", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["0.0.0.0/0"] } }, /authorizedNetworks\[0\] = "0\.0\.0\.0\/0": opens the Karmada API to the whole Internet; fix: .*allowAnyNetwork: true/],
+        ["a cloud host open to nobody in particular", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] }, /kamino:karmada\.authorizedNetworks is missing/],
+        ["an existing Karmada and a gke host Kamino would create", { clusters: [gke("hub", { karmadaHost: true }), gke("m")], karmada: { existingKubeconfigPath: "k.kubeconfig" } }, /kamino:clusters\[0\]\.karmadaHost = true: Kamino would create the gke cluster 'hub' to host Karmada, but kamino:karmada\.existingKubeconfigPath says/],
+        ["an existing Karmada with networks Kamino cannot apply", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", ...nets } }, /kamino:karmada\.authorizedNetworks = .*Kamino publishes only a Karmada it installs/],
+        ["an endpoint on a kind host", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }], karmada: { endpoint: "k.example.com" } }, /kamino:karmada\.endpoint = "k\.example\.com": a kind host publishes the Karmada API on 127\.0\.0\.1/],
+        ["a gke host that cannot call a kind Push member", { clusters: [gke("hub", { karmadaHost: true }), { name: "k", provider: "kind" }], karmada: nets }, /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'hub' \(gke\) cannot call the kind cluster 'k'/],
+        ["a Pull member told a loopback endpoint", { clusters: [existing("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { existingKubeconfigPath: "k.kubeconfig", endpoint: "127.0.0.2:5443" } }, /the agent on 'm' \(gke\) could not reach Karmada at 127\.0\.0\.2: that is a loopback address of this machine \(kamino:karmada\.endpoint\)/],
+    ])("%s", (_what, cfg, expected) => expect(problemsOf(cfg)).toMatch(expected));
+
+    test("what is right loads: a gke host with networks, an existing host with an endpoint, 0.0.0.0/0 when said, a Pull member of an existing host", () => {
+        expect(problemsOf({ clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" }), { name: "k", provider: "kind", syncMode: "Pull" }], karmada: nets })).toBe("");
+        expect(problemsOf({ clusters: [existing("hub", { karmadaHost: true }), existing("m", { syncMode: "Pull" })], karmada: { endpoint: "karmada.example.com", authorizedNetworks: ["0.0.0.0/0"], allowAnyNetwork: true } })).toBe("");
+    });
+
+    test("a Karmada installed off kind is v1.18.2 unless the stack names a version; kind keeps the article's", () => {
+        const load = (cfg: Record<string, unknown>) => loadFleetConfig(raw({ iko, ...cfg }), { pathExists: () => true, readFile: () => KC });
+        const cloud = { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] };
+        expect(load({ ...cloud, karmada: nets }).karmada.chartVersion).toBe("v1.18.2");
+        expect(load({ ...cloud, karmada: { ...nets, chartVersion: "v1.17.0" } }).karmada.chartVersion).toBe("v1.17.0");
+        expect(load({ clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }] }).karmada.chartVersion).toBe("v1.15.0");
+    });
+});
+
+describe("the chart's values", () => {
+    const chart = { kubectlImage: "bitnamisecure/kubectl", featureGates: { PropagateDeps: true }, failover: true, detectionArgs: { "cluster-monitor-period": "1500ms" } };
+
+    test("off kind: highly available, the address in the certificate, the chart's own Service left ClusterIP", () => {
+        const v = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" } }) as Record<string, Record<string, unknown>>;
+        expect((v.certs as { auto: { hosts: string[] } }).auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "34.1.2.3"]);
+        expect(v.apiServer).toEqual({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app: "karmada-apiserver" } });
+        for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"]) expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
+        expect(v.etcd).toEqual({ internal: { replicaCount: 1, storageType: "pvc", pvc: { size: "8Gi" } } });
+    });
+
+    test("a stack's values still win, e.g. an external etcd", () => {
+        const v = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" }, values: { etcd: { mode: "external" }, scheduler: { replicaCount: 3 } } }) as Record<string, Record<string, unknown>>;
+        expect(v.etcd).toMatchObject({ mode: "external" });
+        expect(v.scheduler).toMatchObject({ replicaCount: 3, podDisruptionBudget: { minAvailable: 1 } });
+    });
+
+    test("every key Kamino sets, on kind and off it, is one the chart v1.18.2 reads", () => {
+        const kind = karmadaChartValues({ ...chart, kind: { apiServerNodePort: 32443, hostNodeName: "n" } });
+        const cloud = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" } });
+        const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("1Gi"))].filter((p) => !(CHART_KEYS as readonly string[]).includes(p));
+        expect(unknown).toEqual([]);
+    });
+});
+
+describe.each([false, true])("prod stack (preview: %s)", (preview) => {
+    const config = stackConfig("Pulumi.prod.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
+    const run = new MockRun(preview);
+    let outputs: ReturnType<typeof kaminoStack>["outputs"];
+    beforeAll(async () => {
+        await run.install(config, [], "prod");
+        ({ outputs } = kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() }));
+        await run.settle();
+    });
+
+    test("a static regional address in the hub's project and region", () => {
+        expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({
+            name: "kamino-hub-karmada-api",
+            project: "my-gcp-project",
+            region: "europe-west1",
+            addressType: "EXTERNAL",
+        });
+    });
+
+    test("Karmada v1.18.2 on the hub, highly available, with the address in its certificate", () => {
+        const release = run.ofType("kubernetes:helm.sh/v3:Release").find((r) => r.inputs.chart === "karmada")!;
+        expect(providerName(release)).toBe("kamino-hub-k8s");
+        expect(release.inputs.version).toBe("v1.18.2");
+        if (preview) return; // the address is unknown until it is reserved
+        const values = plain(release.inputs.values) as Record<string, Record<string, unknown>>;
+        expect((values.certs as { auto: { hosts: string[] } }).auto.hosts).toContain(FAKE_KARMADA_ADDRESS);
+        expect(values.apiServer).toMatchObject({ replicaCount: 2 });
+        expect(values.etcd).toMatchObject({ internal: { storageType: "pvc" } });
+        expect(valuePaths(values).filter((p) => !(CHART_KEYS as readonly string[]).includes(p))).toEqual([]);
+    });
+
+    test("the load balancer takes the address and lets only the authorized networks in", () => {
+        const svc = run.get("kubernetes:core/v1:Service", "karmada-api-lb");
+        expect(providerName(svc)).toBe("kamino-hub-k8s");
+        expect(svc.inputs.metadata).toMatchObject({ name: PUBLIC_SERVICE_NAME, namespace: "karmada-system" });
+        if (preview) return;
+        expect(svc.inputs.spec).toMatchObject({ type: "LoadBalancer", loadBalancerIP: FAKE_KARMADA_ADDRESS, loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.10/32", "192.0.2.0/28"] });
+    });
+
+    test("both members join by Pull and their agents dial the address; Karmada gets no member credential", async () => {
+        for (const m of ["iris-east", "iris-west"]) {
+            expect(run.ofType("kubernetes:cluster.karmada.io/v1alpha1:Cluster").map((c) => c.name)).not.toContain(`${m}-member-cluster`);
+            const kubeconfig = run.get("kubernetes:core/v1:Secret", `${m}-member-agent-kubeconfig`);
+            expect(providerName(kubeconfig)).toBe(`${m}-k8s`);
+            if (!preview) expect(YAML.parse(String((plain(kubeconfig.inputs.stringData) as Record<string, string>)["karmada-kubeconfig"])).clusters[0].cluster.server).toBe(`https://${FAKE_KARMADA_ADDRESS}:5443`);
+        }
+        const endpoint = await valueOf(outputs.karmadaEndpoint);
+        if (preview) expect(endpoint).toBeUndefined();
+        else expect(endpoint).toBe(`https://${FAKE_KARMADA_ADDRESS}:5443`);
+        expect(pulumi.Output.isInstance(outputs.karmadaKubeconfig)).toBe(true);
+    });
+
+    test("federated-iris in failover mode between the two members", () => {
+        const policy = run.ofType("kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy").find((p) => p.inputs.metadata.name === "iriscluster-propagate")!;
+        expect((plain(policy.inputs.spec.placement.clusterAffinities) as Array<{ clusterNames: string[] }>).map((a: { clusterNames: string[] }) => a.clusterNames)).toEqual([["iris-east"], ["iris-west"]]);
+    });
+});
