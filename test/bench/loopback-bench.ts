@@ -7,7 +7,7 @@
 // (until its stale copy is gone) and failback. Push: the first member's API server stops. Pull (both
 // members joined by Pull, the real karmada-agent): its agent stops, then its API server.
 //
-//   KAMINO_BENCH_SCALES=1,2,4,8  member counts (default 1,2,4,8)
+//   KAMINO_BENCH_SCALES=1,8,16   member counts (default 1,8,16)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_OUT=bench-results.json
@@ -21,15 +21,20 @@ import { apiServerDown, comeBack, Fault, outage, OutageTimeline, ReturnTimeline,
 import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failback";
 import { kubeRequest } from "../../components/live/kube-read";
+import { peakMemorySampler } from "./memory";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
-const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,2,4,8").split(",").filter((s) => s.trim() !== "").map(Number);
+const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16").split(",").filter((s) => s.trim() !== "").map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
-const METRICS = ["harness_start_s", "up_s", "propagated_s", "noop_up_s", "preview_s", "destroy_s"] as const;
+// peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
+// providers, the bench) at its highest during the run, sampled every 0.5 s.
+const METRICS = ["harness_start_s", "up_s", "propagated_s", "noop_up_s", "preview_s", "destroy_s", "peak_memory_mib"] as const;
+/** The medians compared with the 1-member run: a flat loop stays near 1. */
+const RATIO_METRICS = ["up_s", "noop_up_s", "preview_s"] as const;
 type Metric = (typeof METRICS)[number];
 type Stats = { min: number; median: number; max: number; runs: number[] };
 
@@ -52,6 +57,7 @@ async function once(members: number, binPath: string): Promise<Record<Metric, nu
     const fleet = new LoopbackFleet({ hostName: "ikofett", members: names });
     const sandbox = new EngineSandbox(binPath);
     let iko: IkoPlayer | undefined;
+    const memory = peakMemorySampler();
     try {
         const [, harness] = await timed(() => fleet.start());
         iko = new IkoPlayer(fleet.members, 0).start();
@@ -74,8 +80,10 @@ async function once(members: number, binPath: string): Promise<Record<Metric, nu
         const [, noop] = await timed(() => stack.up({ expectNoChanges: true }));
         const [, preview] = await timed(() => stack.preview());
         const [, destroy] = await timed(() => stack.destroy());
-        return { harness_start_s: harness, up_s: upS, propagated_s: seconds(propagatedAt! - t0), noop_up_s: noop, preview_s: preview, destroy_s: destroy };
+        const peak = memory.stop();
+        return { harness_start_s: harness, up_s: upS, propagated_s: seconds(propagatedAt! - t0), noop_up_s: noop, preview_s: preview, destroy_s: destroy, peak_memory_mib: peak };
     } finally {
+        memory.stop();
         await iko?.stop();
         sandbox.cleanup();
         await fleet.stop();
@@ -139,6 +147,17 @@ async function failoverCycles(runs: number, binPath: string, mode: "Push" | "Pul
     return out;
 }
 
+/** For each scale but 1, its medians over the 1-member medians (none without a 1-member run). */
+function ratiosToOne(results: Record<string, Record<Metric, Stats>>): Record<string, Record<string, number>> {
+    const one = results["1"];
+    if (!one) return {};
+    return Object.fromEntries(
+        Object.entries(results)
+            .filter(([n]) => n !== "1")
+            .map(([n, r]) => [n, Object.fromEntries(RATIO_METRICS.map((m) => [m, Math.round((r[m].median / one[m].median) * 100) / 100]))]),
+    );
+}
+
 async function main(): Promise<void> {
     const binPath = toolchainPath("engine");
     const results: Record<string, Record<Metric, Stats>> = {};
@@ -151,6 +170,8 @@ async function main(): Promise<void> {
         }
         results[String(members)] = Object.fromEntries(METRICS.map((m) => [m, stats(runs.map((r) => r[m]))])) as Record<Metric, Stats>;
     }
+    const ratios = ratiosToOne(results);
+    for (const [n, r] of Object.entries(ratios)) (results[n] as Record<string, unknown>).ratio_to_1_member = r;
     const cycles = FAILOVER_RUNS > 0 ? { ...(await failoverCycles(FAILOVER_RUNS, binPath, "Push")), ...(await failoverCycles(FAILOVER_RUNS, binPath, "Pull")) } : {};
     const timeline = (rs: Record<FailoverMetric, number>[]) => Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(rs.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>;
     // `failover` keeps its shape (a Push member's API server lost); the Pull faults sit beside it.
@@ -169,6 +190,7 @@ async function main(): Promise<void> {
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
     console.log([`seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`, head, `|---|${METRICS.map(() => "---").join("|")}|`, ...rows].join("\n"));
+    for (const [n, r] of Object.entries(ratios)) console.log(`${n} members / 1 member, medians: ${RATIO_METRICS.map((m) => `${m.replace(/_s$/, "")} ${r[m]}x`).join(", ")}`);
     if (failover) {
         console.log(`failover at Kamino's defaults (detection ${DEFAULTS.failureDetectionSeconds} s), seconds since the outage (return and failback: since their start), min / median / max of ${machine.failover_runs} run(s)`);
         for (const [what, t] of [["Push, API server lost", failover], ["Pull, agent lost", failover.pull.agent_lost], ["Pull, API server lost", failover.pull.apiserver_lost]] as const) {
