@@ -1,6 +1,8 @@
 // Kamino: read the stack config, build the fleet, export what users need. An async program, so
 // that `pulumi up` ends only when the fleet runs: it awaits IKO reporting every federated
 // IrisCluster Running on its members (never in a preview), and fails with the members that do not.
+// First: stack traces formatted by Node, before any resource records one (stack-traces.ts).
+import "./components/common/stack-traces";
 import * as pulumi from "@pulumi/pulumi";
 import { kaminoProgram } from "./components/stack";
 
