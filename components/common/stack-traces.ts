@@ -1,9 +1,9 @@
 // Stack traces formatted by Node itself. The Pulumi SDK records a stack trace for every promise it
 // tracks and every resource it registers (runtime/debuggable.js, resource.js): several per
-// resource, each formatted at once. ts-node formats them through @cspotcode/source-map-support,
-// about 110 µs a trace; Node's own formatter with its source maps (Pulumi.yaml's
-// `nodeargs: --enable-source-maps`) gives the same TypeScript positions in about 28 µs. That was
-// ~0.9 s of CPU in a preview of 8 members (docs/testing.md#where-a-preview-spends-its-time).
+// resource, each formatted at once. ts-node formats them through @cspotcode/source-map-support;
+// Node's own formatter with its source maps (Pulumi.yaml's `nodeargs: --enable-source-maps`) gives
+// the same TypeScript positions for less: the program's CPU in a preview went from 2.0 to 1.7 s
+// with 1 member and from 3.4 to 2.8 s with 8 (docs/testing.md#where-a-preview-spends-its-time).
 // Imported first by index.ts, after ts-node has installed its formatter and before any resource.
 
 /** Hands stack-trace formatting back to Node when Node maps sources itself; true if it did. */

@@ -43,7 +43,7 @@ export class EngineSandbox {
         this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-engine-"));
         this.project = path.join(this.dir, "project");
         fs.mkdirSync(this.project);
-        for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json", "tsconfig.pulumi.json", "package.json", "components"]) {
+        for (const f of ["Pulumi.yaml", "index.ts", "preload.js", "tsconfig.json", "tsconfig.pulumi.json", "package.json", "components"]) {
             fs.cpSync(path.join(REPO, f), path.join(this.project, f), { recursive: true });
         }
         fs.symlinkSync(path.join(REPO, "node_modules"), path.join(this.project, "node_modules"));

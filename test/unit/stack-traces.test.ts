@@ -16,7 +16,9 @@ test("without them (jest, a runtime that ignores nodeargs), ts-node's formatter 
     expect(error.prepareStackTrace).toBe(formatter);
 });
 
-test("Pulumi.yaml starts the program's Node with its source maps on", () => {
-    const yaml = require("fs").readFileSync(require("path").join(__dirname, "../../Pulumi.yaml"), "utf8") as string;
-    expect(yaml).toMatch(/^ {4}nodeargs: --enable-source-maps$/m);
+test("Pulumi.yaml starts the program's Node with its source maps on and the compile cache preloaded", () => {
+    const repo = require("path").join(__dirname, "../..");
+    const yaml = require("fs").readFileSync(`${repo}/Pulumi.yaml`, "utf8") as string;
+    expect(yaml).toMatch(/^ {4}nodeargs: --enable-source-maps --require \.\/preload\.js$/m);
+    expect(require("fs").existsSync(`${repo}/preload.js`)).toBe(true);
 });
