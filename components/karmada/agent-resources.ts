@@ -47,7 +47,8 @@ function keyAndCsr(clusterName: string): { keyPem: string; csrPem: string } {
     return { keyPem: forge.pki.privateKeyToPem(keys.privateKey), csrPem: forge.pki.certificationRequestToPem(csr) };
 }
 
-const certificateProvider: pulumi.dynamic.ResourceProvider = {
+/** The AgentCertificate's provider (exported so that a test can serialize it as Pulumi does). */
+export const certificateProvider: pulumi.dynamic.ResourceProvider = {
     async create(inputs: CertificateInputs) {
         const { keyPem, csrPem } = keyAndCsr(inputs.clusterName);
         const csrName = `kamino-agent-${inputs.clusterName}-${Date.now().toString(36)}`;
@@ -118,7 +119,8 @@ interface RegistrationOutputs extends RegistrationInputs {
     clusterId: string;
 }
 
-const registrationProvider: pulumi.dynamic.ResourceProvider = {
+/** The PullClusterRegistration's provider (exported so that a test can serialize it as Pulumi does). */
+export const registrationProvider: pulumi.dynamic.ResourceProvider = {
     async create(inputs: RegistrationInputs) {
         const call = karmadaCall(inputs.karmadaKubeconfig);
         const { id } = await waitForPullCluster(call, inputs);

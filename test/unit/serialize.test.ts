@@ -1,0 +1,27 @@
+// Pulumi serializes a dynamic resource's provider (its code and everything it captures) into the
+// resource's state. Whether that works depends on how the program is transpiled: loaded as
+// `pulumi up` loads it (tsconfig.pulumi.json), both Pull-member providers must serialize.
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+test("the Pull-member providers serialize when loaded as pulumi loads the program", () => {
+    const out = execFileSync(process.execPath, ["-r", "ts-node/register", path.join(ROOT, "test/support/serialize-providers.ts")], {
+        cwd: ROOT,
+        env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.pulumi.json") },
+        encoding: "utf8",
+        timeout: 120_000,
+    });
+    const sizes = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number | string>;
+    expect(Object.keys(sizes).sort()).toEqual(["certificateProvider", "registrationProvider"]);
+    for (const [name, size] of Object.entries(sizes)) expect([name, typeof size === "number" ? "serialized" : size]).toEqual([name, "serialized"]);
+});
+
+test("the program has no default imports (tsconfig.pulumi.json loads it without esModuleInterop)", () => {
+    const files = (dir: string): string[] =>
+        fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+    const defaults = [path.join(ROOT, "index.ts"), ...files(path.join(ROOT, "components"))].filter((f) => /^import (?!type\b)[\w$]+(\s*,\s*\{[^}]*\})? from /m.test(fs.readFileSync(f, "utf8")));
+    expect(defaults.map((f) => path.relative(ROOT, f))).toEqual([]);
+});
