@@ -32,6 +32,8 @@ export interface LoopbackStackOptions {
     licensed?: boolean;
     /** Members that join in another sync mode than Push, e.g. `{ ikoclone2: "Pull" }`. */
     syncModes?: Record<string, "Push" | "Pull">;
+    /** `kamino:karmada.endpoint`: reach Karmada there (the harness's load balancer), not at its kubeconfig's 127.0.0.1. */
+    karmadaEndpoint?: string;
 }
 
 /** The synced license Secret of a loopback stack: `namespace/name`. */
@@ -52,7 +54,7 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet
                 ...(opts.syncModes?.[m.name] ? { syncMode: opts.syncModes[m.name] } : {}),
             })),
         ],
-        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
+        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig, ...(opts.karmadaEndpoint ? { endpoint: opts.karmadaEndpoint } : {}) },
         "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
         // No nodes run pods here: Helm must not wait for the operator's pod.
         "kamino:testing": { skipAwait: true },

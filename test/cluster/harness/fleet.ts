@@ -35,6 +35,7 @@ import {
 import { CrdObject, loadCrds } from "./karmada-objects";
 import { ApiServer, KubeProcesses, MEMBER_CONTROLLERS } from "./kube-processes";
 import { ClusterPlan, ExtensionPorts, KarmadaPki, planClusters } from "./plan";
+import { LoadBalancer } from "./load-balancer";
 import { LOOPBACK, PortAllocator } from "./ports";
 import { ManagedProcess, ProcessSupervisor } from "./processes";
 import { waitFor } from "./wait";
@@ -99,6 +100,7 @@ export class LoopbackFleet {
     private kube: KubeProcesses | undefined;
     private servers = new Map<string, ApiServer>();
     private karmadaProcs: ManagedProcess[] = [];
+    private loadBalancer?: LoadBalancer;
     /** karmada-controller-manager's command line, as started. */
     private controllerManagerCommand: string[] = [];
     private etcd: ManagedProcess | undefined;
@@ -151,6 +153,12 @@ export class LoopbackFleet {
     /** Every process started so far. */
     get processes(): readonly ManagedProcess[] {
         return this.supervisor?.processes ?? [];
+    }
+
+    /** The load balancer in front of the Karmada API (`kamino:karmada.endpoint` = its `endpoint`). */
+    get karmadaLoadBalancer(): LoadBalancer {
+        if (!this.loadBalancer) throw new Error("the fleet is not started");
+        return this.loadBalancer;
     }
 
     /** karmada-controller-manager's command line, as started (see recordControllerManager). */
@@ -221,6 +229,7 @@ export class LoopbackFleet {
         this.state = "stopped";
         const t0 = Date.now();
         for (const s of this.servers.values()) s.client.close();
+        await this.loadBalancer?.stop();
         if (this.supervisor) {
             const kcms = [...this.servers.values()].map((s) => s.controllerManager).filter((p): p is ManagedProcess => !!p);
             const apiservers = [...this.servers.values()].map((s) => s.apiserver);
@@ -337,6 +346,8 @@ export class LoopbackFleet {
         const s = await this.step("karmada: kube-apiserver ready", async () => {
             const s = this.register(kube.startApiserver(p, etcdUrl, KARMADA_APISERVER_ARGS));
             await kube.waitForReadyz(s);
+            // Its port number on the second loopback address: free there as it is on 127.0.0.1.
+            this.loadBalancer = await new LoadBalancer(p.port, p.port).start();
             return s;
         });
 

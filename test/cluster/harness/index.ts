@@ -13,5 +13,6 @@ export { joinCluster, joinNames, clusterCondition, removeMemberJoinObjects, CLUS
 export type { JoinOptions, JoinResult, KarmadaClusterObject } from "./join";
 export { IkoPlayer } from "./iko-player";
 export { AgentPlayer } from "./agent-player";
+export { LoadBalancer, PUBLISHED_ADDRESS } from "./load-balancer";
 export type { AgentPlayerOptions } from "./agent-player";
 export type { IkoReport } from "./iko-player";

@@ -6,6 +6,7 @@ import * as path from "path";
 import { CaFiles, CertFiles, CertificateFactory, SigningKeyFiles } from "./certs";
 import { AGGREGATED_APISERVER_DNS, KARMADA_SYSTEM_NAMESPACE } from "./karmada-objects";
 import { writeKubeconfig } from "./kubeconfig";
+import { PUBLISHED_ADDRESS } from "./load-balancer";
 import { LOOPBACK, PortAllocator } from "./ports";
 
 export type ClusterRole = "host" | "member" | "karmada";
@@ -71,7 +72,8 @@ export async function planCluster(root: string, name: string, role: ClusterRole,
         certs.leaf("apiserver", ca, {
             commonName: `kamino-harness-${name}-apiserver`,
             dnsNames: ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"],
-            ipAddresses: [LOOPBACK],
+            // Karmada is also reached through its load balancer (load-balancer.ts), as `certs.auto.hosts` would name it.
+            ipAddresses: role === "karmada" ? [LOOPBACK, PUBLISHED_ADDRESS] : [LOOPBACK],
             usages: ["serverAuth"],
         }),
         certs.leaf("admin", ca, { commonName: "kamino-admin", organizations: ["system:masters"], usages: ["clientAuth"] }),

@@ -83,11 +83,13 @@ export function pullMembersSuite(shared: SharedFleet): void {
     suite = onSharedFleet(shared, "pull-members", { stacks: () => [stack], agents: true });
     beforeAll(async () => {
         ({ fleet, report } = suite);
-        stack = await loopbackStack(suite.sandbox, fleet, "pull", { runningTimeoutSeconds: 120, syncModes: { [PULL]: "Pull" } });
+        // Karmada reached at kamino:karmada.endpoint, its load balancer's address (not the kubeconfig's 127.0.0.1).
+        stack = await loopbackStack(suite.sandbox, fleet, "pull", { runningTimeoutSeconds: 120, syncModes: { [PULL]: "Pull" }, karmadaEndpoint: fleet.karmadaLoadBalancer.endpoint });
     }, 10 * 60_000);
 
     test("up joins a Push and a Pull member, propagates to both and waits for IRIS on both", async () => {
         const t = Date.now();
+        const throughBalancer = fleet.karmadaLoadBalancer.connections;
         const result = await stack.up();
         report.note(`up with one Push and one Pull member: ${((Date.now() - t) / 1000).toFixed(1)} s`);
         expect(result.outputs.runningOn.value).toEqual({ "default/federated-iris": [...PULL_MEMBERS_MEMBERS] });
@@ -100,6 +102,19 @@ export function pullMembersSuite(shared: SharedFleet): void {
         expect(cluster?.metadata?.labels).toMatchObject({ lab: "loopback" });
         expect(suite.agents.agentOf(PULL)).toBeDefined();
         expect(suite.agents.agentOf("ikoclone")).toBeUndefined();
+        // Every call of up (joins, CRD copy, running-wait) and the agent's go through the load balancer.
+        expect(fleet.karmadaLoadBalancer.connections).toBeGreaterThan(throughBalancer);
+    });
+
+    test("Kamino, its running-wait and the Pull agent reach Karmada at the configured endpoint, and the outputs name it", async () => {
+        const published = `https://${fleet.karmadaLoadBalancer.endpoint}`;
+        const outputs = await stack.outputs();
+        expect(outputs.karmadaEndpoint.value).toBe(published);
+        expect(outputs.karmadaEndpoint.secret).toBe(false);
+        expect(outputs.karmadaKubeconfig.secret).toBe(true);
+        expect(YAML.parse(outputs.karmadaKubeconfig.value as string).clusters[0].cluster.server).toBe(published);
+        const agentSecret = await member(PULL).get<KubeObject & { data: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "karmada-system", name: "karmada-kubeconfig" }));
+        expect(YAML.parse(Buffer.from(agentSecret!.data["karmada-kubeconfig"], "base64").toString()).clusters[0].cluster.server).toBe(published);
     });
 
     test("Karmada holds no credential of the Pull member, and no CSR is left", async () => {

@@ -1,0 +1,51 @@
+// A TCP load balancer in front of the Karmada API, at another loopback address (PUBLISHED_ADDRESS),
+// as a cloud's would be in front of the chart's apiserver pods: Kamino reaches Karmada at a
+// configured `kamino:karmada.endpoint` that is not the kubeconfig's 127.0.0.1, and the tests count
+// what came through it. TLS passes through; the Karmada serving certificate names the address.
+import * as net from "net";
+
+/** The second loopback address (Linux routes all of 127.0.0.0/8 to lo). */
+export const PUBLISHED_ADDRESS = "127.0.0.2";
+
+export class LoadBalancer {
+    private server?: net.Server;
+    private readonly sockets = new Set<net.Socket>();
+    /** Connections accepted so far. */
+    connections = 0;
+
+    constructor(
+        private readonly backendPort: number,
+        /** Listens on PUBLISHED_ADDRESS at this port. */
+        readonly port: number,
+    ) {}
+
+    /** `<address>:<port>`, as `kamino:karmada.endpoint` takes it. */
+    get endpoint(): string {
+        return `${PUBLISHED_ADDRESS}:${this.port}`;
+    }
+
+    async start(): Promise<this> {
+        this.server = net.createServer((client) => {
+            this.connections++;
+            const backend = net.connect({ host: "127.0.0.1", port: this.backendPort });
+            for (const s of [client, backend]) {
+                this.sockets.add(s);
+                s.on("close", () => this.sockets.delete(s));
+                s.on("error", () => (s === client ? backend : client).destroy());
+            }
+            client.pipe(backend).pipe(client);
+        });
+        await new Promise<void>((resolve, reject) => {
+            this.server!.once("error", reject);
+            this.server!.listen({ host: PUBLISHED_ADDRESS, port: this.port, exclusive: true }, resolve);
+        });
+        return this;
+    }
+
+    /** Closes the listener and every connection through it. */
+    async stop(): Promise<void> {
+        for (const s of this.sockets) s.destroy();
+        await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+        this.server = undefined;
+    }
+}
