@@ -85,7 +85,7 @@ const gkeCluster = z
         network: z.string().min(1).optional(),
         subnetwork: z.string().min(1).optional(),
         releaseChannel: z.enum(["RAPID", "REGULAR", "STABLE", "EXTENDED"]).default(DEFAULTS.gkeReleaseChannel),
-        /** CIDRs allowed to reach the control plane; the laptop running Karmada must be among them. */
+        /** CIDRs allowed to reach the control plane: this machine, and Karmada when it calls this cluster (Push). */
         authorizedNetworks: z.array(z.string().regex(IPV4_CIDR, CIDR_MESSAGE)).optional(),
     })
     .strict();
