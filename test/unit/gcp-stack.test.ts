@@ -14,7 +14,7 @@ describe.each([false, true])("gcp stack (preview: %s)", (preview) => {
         await run.install(config, [], "gcp");
         kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
         await run.settle();
-    });
+    }, 60_000); // loading @pulumi/gcp with a cold cache on a busy machine takes longer than jest's 5 s
 
     test("GKE cluster: no default pool, Dataplane V2, Workload Identity, release channel, destroyable", () => {
         const c = run.get("gcp:container/cluster:Cluster", "ikogke-cluster");

@@ -127,7 +127,7 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         await run.install(config, [], "prod");
         ({ outputs } = kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() }));
         await run.settle();
-    });
+    }, 60_000); // loading @pulumi/gcp with a cold cache on a busy machine takes longer than jest's 5 s
 
     test("a static regional address in the hub's project and region", () => {
         expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({
