@@ -137,3 +137,23 @@ export async function runsOn(fleet: LoopbackFleet, id: string, member: string, t
 export async function goneFrom(fleet: LoopbackFleet, id: string, member: string, timeoutMs = 180_000): Promise<void> {
     await until(`${id} gone from ${member}`, timeoutMs, async () => ((await copyOn(fleet, member, id)) === undefined ? true : undefined));
 }
+
+/**
+ * Freezes `member`'s API server for `blinkMs` and watches for `watchMs` (every 250 ms): resolves the
+ * Ready states other than True that Karmada reported (none, when the blink is shorter than its
+ * failure detection), and fails at once if `id` is placed anywhere else meanwhile.
+ */
+export async function blink(fleet: LoopbackFleet, member: string, id: string, blinkMs = 5_000, watchMs = 25_000): Promise<string[]> {
+    const notReady: string[] = [];
+    const frozen = fleet.freezeApiServer(member, blinkMs);
+    const until = Date.now() + watchMs;
+    while (Date.now() < until) {
+        const ready = (await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready");
+        if (ready?.status !== "True") notReady.push(`${ready?.status} since ${ready?.lastTransitionTime}`);
+        const placed = (await placementOf(fleet, id)).clusters;
+        if (placed.length !== 1 || placed[0] !== member) throw new Error(`${id} was placed on ${placed.join(", ") || "nothing"} during a ${blinkMs} ms blink of ${member}`);
+        await new Promise((r) => setTimeout(r, 250));
+    }
+    await frozen;
+    return notReady;
+}
