@@ -176,3 +176,13 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         expect((plain(policy.inputs.spec.placement.clusterAffinities) as Array<{ clusterNames: string[] }>).map((a: { clusterNames: string[] }) => a.clusterNames)).toEqual([["iris-east"], ["iris-west"]]);
     });
 });
+
+test("a zonal gke host: the address is reserved in the zone's region", async () => {
+    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"] } });
+    const run = new MockRun(false);
+    await run.install(config, [], "zonal");
+    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+    await run.settle();
+    expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({ name: "hub-karmada-api", project: "p", region: "us-central1" });
+}, 60_000);
+
