@@ -12,7 +12,7 @@ import { IrisClusterInterpreter } from "./karmada/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { KarmadaStaticAddress } from "./karmada/api-endpoint";
+import { KARMADA_API_PORT, KarmadaStaticAddress } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
@@ -204,7 +204,7 @@ export class Fleet extends pulumi.ComponentResource {
                               : {
                                     published: {
                                         host: host.provider === "gke" ? this.reserveKarmadaAddress(host) : endpoint!.host,
-                                        port: endpoint?.port ?? DEFAULTS.karmadaApiPort,
+                                        port: endpoint?.port ?? KARMADA_API_PORT,
                                         authorizedNetworks: k.authorizedNetworks ?? [],
                                         etcdVolumeSize: DEFAULTS.karmadaEtcdVolumeSize,
                                     },

@@ -26,8 +26,6 @@ export const DEFAULTS = {
     karmadaChartVersion: "v1.15.0",
     /** On a host that is not kind: the version the loopback fleet proves (Karmada v1.18.2). */
     karmadaHostedChartVersion: "v1.18.2",
-    /** The port of the Karmada API on its load balancer (the chart's apiserver port). */
-    karmadaApiPort: 5443,
     /** Size of each of the 3 etcd volumes of a Karmada that is not on kind. */
     karmadaEtcdVolumeSize: "8Gi",
     karmadaChartRepo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts",

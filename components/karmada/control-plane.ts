@@ -2,7 +2,7 @@
 // control plane), the Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KARMADA_API_PORT, loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
+import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
 import { serverOf, withServer } from "../common/kubeconfig";
 import { inheritedDependsOn } from "../common/options";
@@ -101,6 +101,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
         if (args.helm) {
             const h = args.helm;
+            if (!h.kind === !h.published) throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
             const published = h.published;
             const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
             this.release = new k8s.helm.v3.Release(
@@ -141,7 +142,8 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                     pulumi.all([chartKubeconfig, published.host, this.publicService.status]).apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
                 );
             } else {
-                this.kubeconfig = pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${h.kind?.apiServerHostPort ?? KARMADA_API_PORT}`)));
+                const hostPort = h.kind!.apiServerHostPort;
+                this.kubeconfig = pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${hostPort}`)));
             }
         } else {
             const endpoint = args.existingEndpoint;
