@@ -207,7 +207,7 @@ async function unreachableClusters(deployment: StateDeployment): Promise<string[
  * run below would wait forever: it deletes every synced namespace in the foreground before the
  * member's registration, and each waits for a Work whose finalizer only the lost agent removes.
  */
-async function releaseLostPullMembers(o: Options, deployment: StateDeployment, unreachable: string[]): Promise<void> {
+async function removeLostPullMembers(o: Options, deployment: StateDeployment, unreachable: string[]): Promise<void> {
     const ref = karmadaProviderRef(deployment);
     const access = ref ? providerKubeconfig(deployment, ref) : undefined;
     if (!access || unreachable.length === 0) return;
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     // its state, so a plain run writes it back afterwards.
     const unreachable = await unreachableClusters(deployment);
     if (unreachable.length > 0) say(`cannot reach ${unreachable.join(", ")}: what the program no longer declares there is forgotten, not waited for`);
-    await releaseLostPullMembers(o, deployment, unreachable);
+    await removeLostPullMembers(o, deployment, unreachable);
     const forgetUnreachable: Record<string, string> = unreachable.length > 0 ? { PULUMI_K8S_DELETE_UNREACHABLE: "true" } : {};
     const run = o.destroy ? ["destroy", "--yes", "--skip-preview"] : ["up", "--yes", "--skip-preview"];
     for (let attempt = 1; ; attempt++) {
