@@ -19,6 +19,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { deleteCluster } from "../components/karmada/agent-registration";
+import { liveMembers } from "../components/karmada/join";
 import { kubeRequest } from "../components/live/kube-read";
 import {
     HELM_RELEASE_TYPE,
@@ -211,24 +212,16 @@ async function removeLostPullMembers(o: Options, deployment: StateDeployment, un
     const ref = karmadaProviderRef(deployment);
     const access = ref ? providerKubeconfig(deployment, ref) : undefined;
     if (!access || unreachable.length === 0) return;
-    const call = (method: string, p: string, body?: unknown, contentType?: string) => kubeRequest(access.kubeconfig, method, p, body, { context: access.context, contentType });
     let clusters: JoinedCluster[];
     try {
-        const res = await call("GET", "/apis/cluster.karmada.io/v1alpha1/clusters");
-        if (res.status !== 200) return;
-        type Live = { metadata: { name: string }; spec?: { syncMode?: string }; status?: { conditions?: Array<{ type: string; status: string }> } };
-        clusters = ((JSON.parse(res.body) as { items?: Live[] }).items ?? []).map((c) => ({
-            name: c.metadata.name,
-            syncMode: c.spec?.syncMode,
-            ready: c.status?.conditions?.find((x) => x.type === "Ready")?.status,
-        }));
+        clusters = await liveMembers(access.kubeconfig);
     } catch {
         return; // Karmada itself cannot be reached: the run below says so.
     }
     const lost = lostPullMembers(clusters, unreachable, o.destroy ? [] : declaredClusters(o), o.destroy);
     for (const name of lost) {
         say(`${name} joins by Pull and cannot be reached: deleting its Cluster from Karmada first, so that nothing waits for its agent (what Karmada placed on ${name} stays there)`);
-        await deleteCluster(call, { clusterName: name, timeoutSeconds: 180 });
+        await deleteCluster((method, p, body, contentType) => kubeRequest(access.kubeconfig, method, p, body, { contentType }), { clusterName: name, timeoutSeconds: 180 });
         say(`Karmada let ${name} go`);
     }
 }

@@ -55,6 +55,8 @@ export interface JoinTarget {
 export interface LiveMember {
     name: string;
     syncMode: string;
+    /** Its Ready condition's status ("True", "False", "Unknown"), undefined before Karmada reports one. */
+    ready?: string;
 }
 
 /**
@@ -81,8 +83,9 @@ export async function liveMembers(karmadaKubeconfig: string): Promise<LiveMember
     const res = await kubeRequest(karmadaKubeconfig, "GET", "/apis/cluster.karmada.io/v1alpha1/clusters");
     if (res.status === 404) return [];
     if (res.status !== 200) throw new Error(describeError({ code: res.status, body: res.body }));
-    const items = (JSON.parse(res.body) as { items?: { metadata?: { name?: string }; spec?: { syncMode?: string } }[] }).items ?? [];
-    return items.map((c) => ({ name: c.metadata?.name ?? "", syncMode: c.spec?.syncMode ?? "Push" }));
+    type Item = { metadata?: { name?: string }; spec?: { syncMode?: string }; status?: { conditions?: { type: string; status: string }[] } };
+    const items = (JSON.parse(res.body) as { items?: Item[] }).items ?? [];
+    return items.map((c) => ({ name: c.metadata?.name ?? "", syncMode: c.spec?.syncMode ?? "Push", ready: c.status?.conditions?.find((x) => x.type === "Ready")?.status }));
 }
 
 /** Thrown by the join gate: one line per member whose sync mode the config changes; a RunError, so Pulumi prints it without a stack trace. */
