@@ -3,7 +3,8 @@
 /** A Helm values tree. */
 export type Values = Record<string, unknown>;
 
-const isPlainObject = (v: unknown): v is Values => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A map of values; anything else (a list, an Output, a class instance) is a leaf. */
+const isPlainObject = (v: unknown): v is Values => typeof v === "object" && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 
 /**
  * Merges Helm values the way `helm -f a -f b` does: maps merge key by key, anything else

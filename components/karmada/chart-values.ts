@@ -1,7 +1,10 @@
 // The Karmada chart's values as Kamino sets them (pure): a single-replica Karmada on kind, published
 // through a NodePort to this machine; or, on a gke or existing host, a highly available one whose
-// certificates name the address its load balancer has. Every key set here is one the chart reads
+// certificates name the address its load balancer has and whose state is in Kamino's three-member
+// etcd (etcd-cluster.ts). Every key set here is one the chart reads
 // (CHART_KEYS, from charts/karmada at v1.18.2; test/unit/karmada-host.test.ts keeps them to it).
+import type * as pulumi from "@pulumi/pulumi";
+import { EtcdClientCertificate, ETCD_REGISTRY_PREFIX } from "./etcd-cluster";
 import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
 import { mergeValues, Values } from "../common/values";
 
@@ -32,8 +35,13 @@ export interface KarmadaChartInput {
     values?: Values;
     /** On kind: the NodePort mapped to this machine, and the node container's name for the certificate. */
     kind?: { apiServerNodePort: number; hostNodeName?: string };
-    /** Off kind: the address the load balancer has (IP or DNS name), for the certificate, and etcd's volume size. */
-    published?: { host: string; etcdVolumeSize: string };
+    /**
+     * Off kind: the address the load balancer has (IP or DNS name), for the certificate; the external
+     * etcd's client URL and the apiservers' certificate for it. The address and the certificate may
+     * be Outputs: they stay leaves of the values, so the certificate's key is a secret there while
+     * the rest of the values stays readable in a preview's diff.
+     */
+    published?: { host: pulumi.Input<string>; etcdServers: string; etcdClientCertificate?: pulumi.Input<EtcdClientCertificate> };
 }
 
 /** The chart's values for Karmada on its host. */
@@ -51,7 +59,7 @@ export function karmadaChartValues(i: KarmadaChartInput): Values {
                 ...(i.failover || i.detectionArgs ? { extraCommandArgs: { ...i.detectionArgs, ...(i.failover ? FAILOVER_CONTROLLER_ARGS : {}) } } : {}),
             },
         },
-        i.published ? highlyAvailable(i.published.etcdVolumeSize) : {},
+        i.published ? highlyAvailable(i.published.etcdServers, i.published.etcdClientCertificate) : {},
         i.values ?? {},
     );
 }
@@ -62,15 +70,13 @@ export const APISERVER_POD_LABELS = { app: "karmada-apiserver" };
 /**
  * A Karmada that survives the loss of a node: two of every control-plane component (leader
  * election is on in each; the chart spreads the apiservers over nodes with its anti-affinity) and a
- * PodDisruptionBudget for each, so that a node drain keeps one running; etcd on a persistent volume.
- * One etcd member, not three: the chart at v1.18.2 starts etcd without --initial-advertise-peer-urls,
- * so every member advertises http://localhost:2380 and a multi-member cluster refuses to bootstrap
- * (tried with etcd 3.6; `karmadactl init` sets the flag, the chart has no value for it). A quorum
- * of three needs an external etcd (`etcd.mode: external` in kamino:karmada.values; docs/production.md).
+ * PodDisruptionBudget for each, so that a node drain keeps one running; its state in Kamino's
+ * three-member etcd (`etcd.mode: external`), not the chart's, which cannot have more than one
+ * member at v1.18.2 (etcd-cluster.ts).
  */
-export function highlyAvailable(etcdVolumeSize: string): Values {
+export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pulumi.Input<EtcdClientCertificate>): Values {
     return {
-        etcd: { internal: { replicaCount: 1, storageType: "pvc", pvc: { size: etcdVolumeSize } } },
+        etcd: { mode: "external", external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) } },
         ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
         apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
     };
@@ -91,9 +97,12 @@ export const CHART_KEYS = [
     "apiServer.nodePort",
     "controllerManager.featureGates",
     "controllerManager.extraCommandArgs",
-    "etcd.internal.replicaCount",
-    "etcd.internal.storageType",
-    "etcd.internal.pvc.size",
+    "etcd.mode",
+    "etcd.external.servers",
+    "etcd.external.registryPrefix",
+    "etcd.external.certs.caCrt",
+    "etcd.external.certs.crt",
+    "etcd.external.certs.key",
     "apiServer.labels.app",
     ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`]),
 ] as const;

@@ -1,9 +1,11 @@
-// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (or an existing
-// control plane), the Karmada API kubeconfig, and a provider for the Karmada API.
+// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (off kind, over
+// Kamino's own etcd and behind Kamino's own load balancer), or an existing control plane; the
+// Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
+import { KarmadaEtcd } from "./karmada-etcd";
 import { serverOf, withServer } from "../common/kubeconfig";
 import { inheritedDependsOn } from "../common/options";
 import { Values } from "../common/values";
@@ -58,7 +60,7 @@ export interface KarmadaHelmInstall {
         port: number;
         /** CIDRs that may reach the load balancer. */
         authorizedNetworks: string[];
-        /** Size of each etcd member's volume. */
+        /** Size of each of the three etcd members' volumes. */
         etcdVolumeSize: string;
     };
 }
@@ -83,6 +85,8 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     public readonly provider: k8s.Provider;
     /** The Helm release, when Kamino installed Karmada. */
     public readonly release?: k8s.helm.v3.Release;
+    /** Karmada's three-member etcd, on a host that is not kind. */
+    public readonly etcd?: KarmadaEtcd;
     /** Kamino's load balancer in front of the Karmada API, on a host that is not kind. */
     public readonly publicService?: k8s.core.v1.Service;
     /** The Karmada API's URL as its kubeconfig names it: what Kamino, teammates and Pull members dial. */
@@ -104,6 +108,10 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             if (!h.kind === !h.published) throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
             const published = h.published;
             const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
+            // Off kind the chart is installed over a quorum that answers already.
+            const etcd = (this.etcd = published
+                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, namespace: KARMADA_SYSTEM_NAMESPACE, volumeSize: published.etcdVolumeSize }, { parent: this, dependsOn: inheritedDependsOn(opts) })
+                : undefined);
             this.release = new k8s.helm.v3.Release(
                 `${name}-chart`,
                 {
@@ -112,14 +120,16 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                     version: h.chartVersion,
                     repositoryOpts: { repo: h.chartRepo },
                     namespace: KARMADA_SYSTEM_NAMESPACE,
-                    createNamespace: true,
+                    // Off kind, KarmadaEtcd owns the namespace.
+                    createNamespace: !etcd,
                     // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
-                    values: published
-                        ? pulumi.output(published.host).apply((host) => karmadaChartValues({ ...chart, published: { host, etcdVolumeSize: published.etcdVolumeSize } }))
-                        : karmadaChartValues({ ...chart, kind: h.kind }),
+                    values:
+                        published && etcd
+                            ? karmadaChartValues({ ...chart, published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate } })
+                            : karmadaChartValues({ ...chart, kind: h.kind }),
                     timeout: h.timeoutSeconds,
                 },
-                { parent: this, provider: h.hostProvider, dependsOn: inheritedDependsOn(opts) },
+                { parent: this, provider: h.hostProvider, dependsOn: etcd ? [etcd] : inheritedDependsOn(opts) },
             );
             // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
             const generated = k8s.core.v1.Secret.get(
@@ -168,3 +178,4 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
         this.registerOutputs({ kubeconfig: this.kubeconfig, server: this.server, clusterNamespace: this.clusterNamespace });
     }
 }
+

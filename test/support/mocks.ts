@@ -86,6 +86,10 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
     if (a.type === "pulumi-nodejs:dynamic/kamino:AgentCertificate" && !preview) {
         return { ...state, certificate: FAKE_AGENT_CERT, privateKey: "FAKE-AGENT-KEY", notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2027-12-01T00:00:00.000Z" };
     }
+    if (a.type === "pulumi-nodejs:dynamic/kamino:EtcdCertificates" && !preview) {
+        const pem = (what: string) => `-----BEGIN ${what}-----\nFAKE-ETCD\n-----END ${what}-----\n`;
+        return { ...state, caCrt: pem("CERTIFICATE"), caKey: pem("RSA PRIVATE KEY"), memberCrt: pem("CERTIFICATE"), memberKey: FAKE_ETCD_MEMBER_KEY, clientCrt: pem("CERTIFICATE"), clientKey: FAKE_ETCD_CLIENT_KEY, notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2029-11-30T00:00:00.000Z" };
+    }
     if (a.type === "gcp:compute/address:Address" && !preview) {
         return { ...state, address: FAKE_KARMADA_ADDRESS };
     }
@@ -104,6 +108,10 @@ export function fakeAgentReadyWaiter(calls: string[] = []): AgentReadyWaiter {
 
 /** What the mocks answer for a reserved static address (the Karmada API's on a GKE host). */
 export const FAKE_KARMADA_ADDRESS = "34.140.0.10";
+
+/** What the mocks answer for the keys of Karmada's etcd (EtcdCertificates): the members' and the apiservers' client key. */
+export const FAKE_ETCD_MEMBER_KEY = "FAKE-ETCD-MEMBER-KEY";
+export const FAKE_ETCD_CLIENT_KEY = "FAKE-ETCD-CLIENT-KEY";
 
 /** What the mocks answer for a Pull member's agent certificate. */
 export const FAKE_AGENT_CERT = "-----BEGIN CERTIFICATE-----\nFAKE-AGENT\n-----END CERTIFICATE-----\n";

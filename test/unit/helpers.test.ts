@@ -1,4 +1,5 @@
 // Pure helpers: kubeconfigs, kind config, Helm values, Secret payloads, CRD copies, overrides, waiting.
+import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { IrisClusterConfig } from "../../components/config";
 import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/karmada/crd-mirror";
@@ -72,6 +73,13 @@ describe("kind config", () => {
 describe("Helm values", () => {
     test("maps merge, lists and scalars are replaced", () => {
         expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: 2, e: 3 })).toEqual({ a: { b: 1, c: [3] }, d: 2, e: 3 });
+    });
+    test("an Output is a leaf: a stack's map replaces it instead of merging into its fields", () => {
+        const secret = pulumi.secret({ key: "k" });
+        const merged = mergeValues({ certs: secret, keep: { a: 1 } }, { keep: { b: 2 } });
+        expect(merged.certs).toBe(secret);
+        expect(mergeValues({ certs: secret }, { certs: { key: "mine" } })).toEqual({ certs: { key: "mine" } });
+        expect(merged.keep).toEqual({ a: 1, b: 2 });
     });
     test("Karmada values keep the chart's SANs and let the stack override", () => {
         const v = karmadaChartValues({

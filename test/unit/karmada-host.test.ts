@@ -1,13 +1,29 @@
 // Karmada off the laptop: where it runs and who reaches it (config errors before anything exists),
 // the chart values of a highly available Karmada (every key one the chart reads), and the prod stack
 // (Pulumi.prod.yaml) under mocks, in update and preview mode.
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { ConfigError, isCidr, loadFleetConfig, parseEndpoint } from "../../components/config";
 import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/chart-values";
 import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
+import { KarmadaControlPlane } from "../../components/karmada/control-plane";
 import { kaminoStack } from "../../components/stack";
-import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FAKE_KARMADA_ADDRESS, FIXTURE_CHART, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
+import {
+    fakeAgentReadyWaiter,
+    fakeCrdReader,
+    fakeRunningWaiter,
+    FAKE_ETCD_CLIENT_KEY,
+    FAKE_ETCD_MEMBER_KEY,
+    FAKE_KARMADA_ADDRESS,
+    FIXTURE_CHART,
+    isSecretInput,
+    MockRun,
+    plain,
+    providerName,
+    stackConfig,
+    valueOf,
+} from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
@@ -97,24 +113,29 @@ describe("where Karmada runs: each mistake named with its key, value and fix, be
 describe("the chart's values", () => {
     const chart = { kubectlImage: "bitnamisecure/kubectl", featureGates: { PropagateDeps: true }, failover: true, detectionArgs: { "cluster-monitor-period": "1500ms" } };
 
-    test("off kind: highly available, the address in the certificate, the chart's own Service left ClusterIP", () => {
-        const v = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" } }) as Record<string, Record<string, unknown>>;
+    const published = { host: "34.1.2.3", etcdServers: "https://karmada-etcd-client.karmada-system.svc.cluster.local:2379" };
+
+    test("off kind: highly available, the address in the certificate, the chart's own Service left ClusterIP, Kamino's etcd", () => {
+        const v = karmadaChartValues({ ...chart, published }) as Record<string, Record<string, unknown>>;
         expect((v.certs as { auto: { hosts: string[] } }).auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "34.1.2.3"]);
         expect(v.apiServer).toEqual({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app: "karmada-apiserver" } });
         for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"]) expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
-        expect(v.etcd).toEqual({ internal: { replicaCount: 1, storageType: "pvc", pvc: { size: "8Gi" } } });
+        // The client certificate is not among them: the component adds it as a secret.
+        expect(v.etcd).toEqual({ mode: "external", external: { servers: published.etcdServers, registryPrefix: "/registry" } });
     });
 
-    test("a stack's values still win, e.g. an external etcd", () => {
-        const v = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" }, values: { etcd: { mode: "external" }, scheduler: { replicaCount: 3 } } }) as Record<string, Record<string, unknown>>;
-        expect(v.etcd).toMatchObject({ mode: "external" });
+    test("a stack's values still win, e.g. an etcd of its own", () => {
+        const servers = "https://etcd.example.internal:2379";
+        const v = karmadaChartValues({ ...chart, published, values: { etcd: { external: { servers } }, scheduler: { replicaCount: 3 } } }) as Record<string, Record<string, unknown>>;
+        expect(v.etcd).toEqual({ mode: "external", external: { servers, registryPrefix: "/registry" } });
         expect(v.scheduler).toMatchObject({ replicaCount: 3, podDisruptionBudget: { minAvailable: 1 } });
     });
 
     test("every key Kamino sets, on kind and off it, is one the chart v1.18.2 reads", () => {
         const kind = karmadaChartValues({ ...chart, kind: { apiServerNodePort: 32443, hostNodeName: "n" } });
-        const cloud = karmadaChartValues({ ...chart, published: { host: "34.1.2.3", etcdVolumeSize: "8Gi" } });
-        const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("1Gi"))].filter((p) => !(CHART_KEYS as readonly string[]).includes(p));
+        const cloud = karmadaChartValues({ ...chart, published });
+        const certs = { etcd: { external: { certs: { caCrt: "c", crt: "c", key: "k" } } } };
+        const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("https://e:2379")), ...valuePaths(certs)].filter((p) => !(CHART_KEYS as readonly string[]).includes(p));
         expect(unknown).toEqual([]);
     });
 });
@@ -146,8 +167,26 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         const values = plain(release.inputs.values) as Record<string, Record<string, unknown>>;
         expect((values.certs as { auto: { hosts: string[] } }).auto.hosts).toContain(FAKE_KARMADA_ADDRESS);
         expect(values.apiServer).toMatchObject({ replicaCount: 2 });
-        expect(values.etcd).toMatchObject({ internal: { storageType: "pvc" } });
+        expect(values.etcd).toEqual({
+            mode: "external",
+            external: { servers: "https://karmada-etcd-client.karmada-system.svc.cluster.local:2379", registryPrefix: "/registry", certs: { caCrt: expect.stringContaining("FAKE-ETCD"), crt: expect.stringContaining("FAKE-ETCD"), key: FAKE_ETCD_CLIENT_KEY } },
+        });
         expect(valuePaths(values).filter((p) => !(CHART_KEYS as readonly string[]).includes(p))).toEqual([]);
+    });
+
+    test("the chart installs over Kamino's three-member etcd, which owns the namespace", () => {
+        const release = run.ofType("kubernetes:helm.sh/v3:Release").find((r) => r.inputs.chart === "karmada")!;
+        const sts = run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members");
+        expect(providerName(sts)).toBe("kamino-hub-k8s");
+        expect(release.inputs.createNamespace).toBe(false);
+        expect(run.get("kubernetes:core/v1:Namespace", "karmada-etcd-ns").inputs.metadata.name).toBe("karmada-system");
+        expect(sts.inputs.metadata).toMatchObject({ name: "karmada-etcd", namespace: "karmada-system" });
+        if (preview) return; // the certificates' revision is unknown until they exist
+        expect(sts.inputs.spec).toMatchObject({ replicas: 3, podManagementPolicy: "Parallel", volumeClaimTemplates: [{ spec: { resources: { requests: { storage: "8Gi" } } } }] });
+        expect(run.get("kubernetes:policy/v1:PodDisruptionBudget", "karmada-etcd-pdb").inputs.spec).toMatchObject({ minAvailable: 2 });
+        const secret = run.get("kubernetes:core/v1:Secret", "karmada-etcd-certs");
+        expect(isSecretInput(secret.inputs.stringData)).toBe(true);
+        expect(plain(secret.inputs.stringData)).toMatchObject({ "tls.key": FAKE_ETCD_MEMBER_KEY });
     });
 
     test("the load balancer takes the address and lets only the authorized networks in", () => {
@@ -189,3 +228,48 @@ test("a zonal gke host: the address is reserved in the zone's region", async () 
     expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({ name: "hub-karmada-api", project: "p", region: "us-central1" });
 }, 60_000);
 
+describe("KarmadaControlPlane off kind", () => {
+    let releaseProps: Record<string, unknown>;
+    beforeAll(async () => {
+        const run = new MockRun(false);
+        await run.install();
+        const capture: pulumi.ResourceTransformation = (a) => {
+            if (a.type === "kubernetes:helm.sh/v3:Release") releaseProps = a.props;
+            return undefined;
+        };
+        new KarmadaControlPlane(
+            "karmada",
+            {
+                clusterIdentifier: "karmada-hub",
+                helm: {
+                    hostProvider: new k8s.Provider("hub", { kubeconfig: KC }),
+                    chartVersion: "v1.18.2",
+                    chartRepo: "https://example.invalid/charts",
+                    kubectlImage: "bitnamisecure/kubectl",
+                    timeoutSeconds: 600,
+                    featureGates: {},
+                    published: { host: "203.0.113.10", port: 5443, authorizedNetworks: ["203.0.113.0/24"], etcdVolumeSize: "8Gi" },
+                },
+            },
+            { transformations: [capture] },
+        );
+        await run.settle();
+    });
+
+    test("the etcd client certificate is a secret leaf of the values; the rest of them stays plain, readable in a preview's diff", async () => {
+        // As the component hands them to Pulumi: the mocks see them with secrets lifted to the top.
+        const values = releaseProps.values as { etcd: { external: { certs: unknown } }; apiServer: unknown; certs: unknown };
+        expect(Object.getPrototypeOf(values)).toBe(Object.prototype);
+        expect(pulumi.Output.isInstance(values.etcd.external.certs)).toBe(true);
+        expect(await pulumi.isSecret(values.etcd.external.certs as pulumi.Output<unknown>)).toBe(true);
+        const outputs: unknown[] = [];
+        const walk = (v: unknown): void => {
+            if (pulumi.Output.isInstance(v)) outputs.push(v);
+            else if (typeof v === "object" && v !== null) Object.values(v).forEach(walk);
+        };
+        walk(values);
+        const secret = await Promise.all(outputs.map((o) => pulumi.isSecret(o as pulumi.Output<unknown>)));
+        expect(secret.filter(Boolean)).toHaveLength(1);
+    });
+
+});

@@ -1,22 +1,23 @@
 // Pulumi serializes a dynamic resource's provider (its code and everything it captures) into the
 // resource's state. Whether that works depends on how the program is transpiled: loaded as
-// `pulumi up` loads it (tsconfig.pulumi.json), both Pull-member providers must serialize.
+// `pulumi up` loads it (tsconfig.pulumi.json), every dynamic provider must serialize.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
 const ROOT = path.resolve(__dirname, "../..");
 
-test("the Pull-member providers serialize when loaded as pulumi loads the program", () => {
+test("the dynamic providers serialize when loaded as pulumi loads the program, and the etcd certificates' runs from its serialized code", () => {
     const out = execFileSync(process.execPath, ["-r", "ts-node/register", path.join(ROOT, "test/support/serialize-providers.ts")], {
         cwd: ROOT,
         env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.pulumi.json") },
         encoding: "utf8",
         timeout: 120_000,
     });
-    const sizes = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number | string>;
-    expect(Object.keys(sizes).sort()).toEqual(["certificateProvider", "registrationProvider"]);
+    const { etcdCreated, ...sizes } = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number | string>;
+    expect(Object.keys(sizes).sort()).toEqual(["certificateProvider", "etcdCertificatesProvider", "registrationProvider"]);
     for (const [name, size] of Object.entries(sizes)) expect([name, typeof size === "number" ? "serialized" : size]).toEqual([name, "serialized"]);
+    expect(etcdCreated).toBe("DNS:member.example.internal, IP Address:127.0.0.1");
 });
 
 test("the program has no default imports (tsconfig.pulumi.json loads it without esModuleInterop)", () => {
