@@ -1,0 +1,177 @@
+// Karmada's three-member etcd off kind (components/karmada/etcd-cluster.ts), run with the real etcd
+// binary: each member is started with the command line of Kamino's StatefulSet as Kubernetes would
+// run it (POD_NAME and POD_IP from the downward API, the certificate Secret and the volume mounted at
+// their paths) and the certificates EtcdCertificates issues. Each member has its own loopback address
+// and sees the cluster DNS names of its peers and of the client Service in an /etc/hosts of its own
+// (a private mount namespace, as a pod has its own resolver). Then a real kube-apiserver runs with
+// the chart's flags for `etcd.mode: external` and Kamino's values for them.
+// Proven: the three members bootstrap (the chart's own etcd cannot); clients need the client
+// certificate and peers the peer name; the apiserver keeps its objects under the registry prefix;
+// a member lost leaves a quorum that takes writes; the member back catches up as itself.
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as https from "https";
+import * as os from "os";
+import * as path from "path";
+import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
+import { ETCD_REGISTRY_PREFIX, etcdCertificateHosts, etcdClusterNames, etcdStatefulSetSpec } from "../../components/karmada/etcd-cluster";
+import { findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
+import { KubeProcesses } from "./harness/kube-processes";
+import { planCluster } from "./harness/plan";
+import { PortAllocator } from "./harness/ports";
+import { probe } from "./harness/probes";
+import { ManagedProcess, ProcessSupervisor } from "./harness/processes";
+
+jest.setTimeout(5 * 60_000);
+
+const n = etcdClusterNames("karmada-system");
+/** Each member's pod IP: a loopback address of its own, so all three can bind the same ports. */
+const podIp = (i: number) => `127.0.10.${i + 1}`;
+
+type Container = { command: string[]; env: { name: string; valueFrom: { fieldRef: { fieldPath: string } } }[]; volumeMounts: { name: string; mountPath: string }[]; readinessProbe: { httpGet: { path: string; port: number } } };
+const spec = etcdStatefulSetSpec(n, { volumeSize: "1Gi", certificateRevision: "test" }) as unknown as { template: { spec: { containers: Container[] } } };
+const container = spec.template.spec.containers[0];
+
+let dir: string;
+let certs: EtcdCertificateSet;
+let hostsFile: string;
+let supervisor: ProcessSupervisor;
+const members: ManagedProcess[] = [];
+let apiserver: KubeClient;
+
+/** Runs `command` in a mount namespace of its own whose /etc/hosts is `hostsFile`: the pod's view of the cluster DNS. */
+function inPodNetwork(command: string, args: string[]): { command: string; args: string[] } {
+    return { command: "/usr/bin/unshare", args: ["--mount", "/bin/sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"', hostsFile, command, ...args] };
+}
+
+/** A pod's own 127.0.0.1 listener, which the members here cannot each have: they share one network namespace. */
+const POD_LOCALHOST = ",https://127.0.0.1:2379";
+
+/**
+ * The member's container as the kubelet starts it: $(VAR) from the downward API, each volume at its
+ * mount path (here a directory of the member's). The one change: no 127.0.0.1 listener (above).
+ */
+function memberCommand(i: number, etcdBinary: string): { command: string; args: string[] } {
+    const fields: Record<string, string> = { "metadata.name": n.members[i], "status.podIP": podIp(i) };
+    const env = Object.fromEntries(container.env.map((e) => [e.name, fields[e.valueFrom.fieldRef.fieldPath]]));
+    const mounts = container.volumeMounts.map((m) => [m.mountPath, path.join(dir, n.members[i], m.name)] as const);
+    const args = container.command.slice(1).map((a) => mounts.reduce((s, [from, to]) => s.split(from).join(to), a.replace(/\$\((\w+)\)/g, (_, v: string) => env[v])));
+    expect(container.command[0]).toBe("etcd");
+    const listen = args.findIndex((a) => a.startsWith("--listen-client-urls=") && a.endsWith(POD_LOCALHOST));
+    expect(listen).toBeGreaterThan(-1);
+    args[listen] = args[listen].slice(0, -POD_LOCALHOST.length);
+    return inPodNetwork(etcdBinary, args);
+}
+
+/** A call to a member's client API (etcd's JSON gateway) with the apiservers' client certificate, verified as the client Service's name. */
+function etcdCall(i: number, api: string, body: unknown, cert: { cert?: string; key?: string } = { cert: certs.clientCrt, key: certs.clientKey }): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+        const req = https.request(
+            { host: podIp(i), port: 2379, path: api, method: "POST", ca: certs.caCrt, ...cert, servername: n.clientHost, agent: false, timeout: 10_000 },
+            (res) => {
+                let text = "";
+                res.on("data", (d: Buffer) => (text += d.toString("utf8")));
+                res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${api}: HTTP ${res.statusCode}: ${text}`))));
+            },
+        );
+        req.on("error", reject);
+        req.on("timeout", () => req.destroy(new Error(`${api}: timed out`)));
+        req.end(JSON.stringify(body));
+    });
+}
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+/** The keys under `prefix`, read from member `i` alone (a serializable read answers from its own copy). */
+async function keysAt(i: number, prefix: string): Promise<string[]> {
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const got = await etcdCall(i, "/v3/kv/range", { key: b64(prefix), range_end: b64(end), keys_only: true, serializable: true });
+    return ((got.kvs as { key: string }[] | undefined) ?? []).map((kv) => Buffer.from(kv.key, "base64").toString("utf8"));
+}
+
+const ready = (i: number) => probe(`http://${podIp(i)}:${container.readinessProbe.httpGet.port}${container.readinessProbe.httpGet.path}`).then(() => true);
+
+beforeAll(async () => {
+    const bins = findBinaries();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-etcd-"));
+    certs = issueEtcdCertificates(etcdCertificateHosts(n), new Date());
+    // The cluster DNS as a pod sees it: each member's name, the headless Service's name, and the client Service (here all members, as its endpoints).
+    hostsFile = path.join(dir, "hosts");
+    const records = n.members.flatMap((m, i) => [`${podIp(i)} ${n.memberHost(m)}`, `${podIp(i)} ${n.clientHost}`]);
+    fs.writeFileSync(hostsFile, `${fs.readFileSync("/etc/hosts", "utf8")}\n${records.join("\n")}\n`);
+    try {
+        execFileSync("/usr/bin/unshare", ["--mount", "/bin/sh", "-c", 'mount --bind "$0" /etc/hosts && getent hosts "$1"', hostsFile, n.clientHost], { stdio: "pipe" });
+    } catch (e) {
+        throw new Error(`this test runs each etcd member in a mount namespace of its own (unshare --mount, mount --bind), which this machine refused: ${(e as Error).message}`);
+    }
+    for (const m of n.members) {
+        fs.mkdirSync(path.join(dir, m, "data"), { recursive: true, mode: 0o700 });
+        fs.mkdirSync(path.join(dir, m, "certs"), { recursive: true });
+        for (const [file, pem] of Object.entries(etcdMemberFiles(certs))) fs.writeFileSync(path.join(dir, m, "certs", file), pem, { mode: 0o400 });
+    }
+    expect(container.volumeMounts.map((v) => v.name).sort()).toEqual(["certs", "data"]);
+    supervisor = new ProcessSupervisor(path.join(dir, "logs"));
+    n.members.forEach((m, i) => members.push(supervisor.start({ name: m, ...memberCommand(i, bins.etcd) })));
+    for (const i of n.members.keys()) await waitFor(`${n.members[i]} /readyz`, () => ready(i), { timeoutMs: 60_000, intervalMs: 500, watch: members });
+
+    // A kube-apiserver with the chart's flags for an external etcd (templates/karmada-apiserver.yaml at v1.18.2) and Kamino's values for them.
+    const ports = new PortAllocator();
+    const plan = await planCluster(dir, "karmada", "karmada", ports);
+    const pki = path.join(dir, "apiserver-etcd");
+    fs.mkdirSync(pki);
+    fs.writeFileSync(path.join(pki, "ca.crt"), certs.caCrt);
+    fs.writeFileSync(path.join(pki, "tls.crt"), certs.clientCrt);
+    fs.writeFileSync(path.join(pki, "tls.key"), certs.clientKey, { mode: 0o400 });
+    const wrapper = path.join(dir, "kube-apiserver-in-pod");
+    const { command, args } = inPodNetwork(bins["kube-apiserver"], []);
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${[command, ...args].map((a) => `'${a}'`).join(" ")} "$@"\n`, { mode: 0o755 });
+    const kube = new KubeProcesses(supervisor, { ...bins, "kube-apiserver": wrapper }, 0, 1);
+    const s = kube.startApiserver(plan, n.servers, [`--etcd-prefix=${ETCD_REGISTRY_PREFIX}`, `--etcd-cafile=${pki}/ca.crt`, `--etcd-certfile=${pki}/tls.crt`, `--etcd-keyfile=${pki}/tls.key`]);
+    await kube.waitForReadyz(s);
+    apiserver = s.client;
+});
+
+afterAll(async () => {
+    await supervisor?.stopAll();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const configMapPath = (name: string) => resourcePath("v1", "configmaps", { namespace: "default", name });
+/** Writes a ConfigMap through the apiserver. */
+const writeConfigMap = (name: string) => apiserver.apply(configMapPath(name), { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { from: "karmada-etcd.test" } });
+
+test("the three members bootstrap as one cluster, each under its stable name", async () => {
+    const list = await etcdCall(1, "/v3/cluster/member/list", {});
+    const got = (list.members as { name: string; peerURLs: string[]; clientURLs: string[] }[]).map((m) => [m.name, m.peerURLs, m.clientURLs]).sort();
+    expect(got).toEqual(n.members.map((m) => [m, [`https://${n.memberHost(m)}:2380`], [`https://${n.memberHost(m)}:2379`]]));
+});
+
+test("a client needs the client certificate; a peer needs the peer name", async () => {
+    await expect(etcdCall(0, "/v3/kv/range", { key: b64("/") }, {})).rejects.toThrow();
+    // The peer port takes a member's certificate and refuses the apiservers' (signed by the same CA, another name).
+    const peer = (cert: string, key: string) => probe(`https://${podIp(2)}:2380/members`, { ca: certs.caCrt, cert, key, serverName: n.memberHost(n.members[2]) });
+    await expect(peer(certs.memberCrt, certs.memberKey)).resolves.toContain(n.members[0]);
+    await expect(peer(certs.clientCrt, certs.clientKey)).rejects.toThrow();
+});
+
+test("the apiserver keeps Karmada's objects under the registry prefix, on every member", async () => {
+    await writeConfigMap("before-loss");
+    for (const i of n.members.keys()) {
+        await waitFor(`${n.members[i]} has the ConfigMap`, async () => ((await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/before-loss`) ? true : undefined), {
+            timeoutMs: 10_000,
+        });
+    }
+});
+
+test("a member lost: the other two keep a quorum that takes writes; the member back catches up as itself", async () => {
+    await supervisor.stopOne(members[0]);
+    await writeConfigMap("during-loss");
+    expect(await apiserver.get(configMapPath("during-loss"))).toBeTruthy();
+
+    members[0] = supervisor.restart(members[0]);
+    await waitFor(`${n.members[0]} /readyz after its restart`, () => ready(0), { timeoutMs: 60_000, intervalMs: 500, watch: members });
+    await waitFor(`${n.members[0]} caught up`, async () => ((await keysAt(0, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/during-loss`) ? true : undefined), {
+        timeoutMs: 20_000,
+    });
+    const list = await etcdCall(0, "/v3/cluster/member/list", {});
+    expect((list.members as unknown[]).length).toBe(3);
+});
