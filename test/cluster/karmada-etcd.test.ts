@@ -7,7 +7,8 @@
 // the chart's flags for `etcd.mode: external` and Kamino's values for them.
 // Proven: the three members bootstrap (the chart's own etcd cannot); clients need the client
 // certificate and peers the peer name; the apiserver keeps its objects under the registry prefix;
-// a member lost leaves a quorum that takes writes; the member back catches up as itself.
+// a member lost leaves a quorum that takes writes; the member back catches up as itself; a snapshot
+// restores into all three members by the steps of docs/production.md.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as https from "https";
@@ -15,8 +16,8 @@ import * as os from "os";
 import * as path from "path";
 import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
 import { ETCD_REGISTRY_PREFIX, etcdCertificateHosts, etcdClusterNames, etcdStatefulSetSpec } from "../../components/karmada/etcd-cluster";
-import { findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
-import { KubeProcesses } from "./harness/kube-processes";
+import { Binaries, findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
+import { ApiServer, KubeProcesses } from "./harness/kube-processes";
 import { planCluster } from "./harness/plan";
 import { PortAllocator } from "./harness/ports";
 import { probe } from "./harness/probes";
@@ -35,8 +36,11 @@ const container = spec.template.spec.containers[0];
 let dir: string;
 let certs: EtcdCertificateSet;
 let hostsFile: string;
+let bins: Binaries;
 let supervisor: ProcessSupervisor;
 const members: ManagedProcess[] = [];
+let kube: KubeProcesses;
+let karmadaApi: ApiServer;
 let apiserver: KubeClient;
 
 /** Runs `command` in a mount namespace of its own whose /etc/hosts is `hostsFile`: the pod's view of the cluster DNS. */
@@ -91,7 +95,7 @@ async function keysAt(i: number, prefix: string): Promise<string[]> {
 const ready = (i: number) => probe(`http://${podIp(i)}:${container.readinessProbe.httpGet.port}${container.readinessProbe.httpGet.path}`).then(() => true);
 
 beforeAll(async () => {
-    const bins = findBinaries();
+    bins = findBinaries();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-etcd-"));
     certs = issueEtcdCertificates(etcdCertificateHosts(n), new Date());
     // The cluster DNS as a pod sees it: each member's name, the headless Service's name, and the client Service (here all members, as its endpoints).
@@ -124,10 +128,10 @@ beforeAll(async () => {
     const wrapper = path.join(dir, "kube-apiserver-in-pod");
     const { command, args } = inPodNetwork(bins["kube-apiserver"], []);
     fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${[command, ...args].map((a) => `'${a}'`).join(" ")} "$@"\n`, { mode: 0o755 });
-    const kube = new KubeProcesses(supervisor, { ...bins, "kube-apiserver": wrapper }, 0, 1);
-    const s = kube.startApiserver(plan, n.servers, [`--etcd-prefix=${ETCD_REGISTRY_PREFIX}`, `--etcd-cafile=${pki}/ca.crt`, `--etcd-certfile=${pki}/tls.crt`, `--etcd-keyfile=${pki}/tls.key`]);
-    await kube.waitForReadyz(s);
-    apiserver = s.client;
+    kube = new KubeProcesses(supervisor, { ...bins, "kube-apiserver": wrapper }, 0, 1);
+    karmadaApi = kube.startApiserver(plan, n.servers, [`--etcd-prefix=${ETCD_REGISTRY_PREFIX}`, `--etcd-cafile=${pki}/ca.crt`, `--etcd-certfile=${pki}/tls.crt`, `--etcd-keyfile=${pki}/tls.key`]);
+    await kube.waitForReadyz(karmadaApi);
+    apiserver = karmadaApi.client;
 });
 
 afterAll(async () => {
@@ -174,4 +178,63 @@ test("a member lost: the other two keep a quorum that takes writes; the member b
     });
     const list = await etcdCall(0, "/v3/cluster/member/list", {});
     expect((list.members as unknown[]).length).toBe(3);
+});
+
+/** A snapshot through the client API (what `etcdctl snapshot save` receives: the database, then its checksum). */
+function snapshot(i: number, file: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+        const req = https.request(
+            { host: podIp(i), port: 2379, path: "/v3/maintenance/snapshot", method: "POST", ca: certs.caCrt, cert: certs.clientCrt, key: certs.clientKey, servername: n.clientHost, agent: false },
+            (res) => {
+                let text = "";
+                res.on("data", (d: Buffer) => (text += d.toString("utf8")));
+                res.on("end", () => {
+                    if (res.statusCode !== 200) return reject(new Error(`snapshot: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+                    // The gateway streams one JSON object per chunk.
+                    const chunks = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { result?: { blob?: string }; error?: unknown });
+                    const failed = chunks.find((c) => c.error);
+                    if (failed) return reject(new Error(`snapshot: ${JSON.stringify(failed.error)}`));
+                    fs.writeFileSync(file, Buffer.concat(chunks.map((c) => Buffer.from(c.result?.blob ?? "", "base64"))));
+                    resolve();
+                });
+            },
+        );
+        req.on("error", reject);
+        req.end("{}");
+    });
+}
+
+test("a snapshot restores into all three members, each under its own name (docs/production.md, Restore)", async () => {
+    await writeConfigMap("in-snapshot");
+    const db = path.join(dir, "karmada-etcd.db");
+    await snapshot(2, db);
+    await writeConfigMap("after-snapshot");
+
+    // Step 3: stop etcd (and its clients), then step 4 as the page writes it, then step 5: each member's `member/` replaced.
+    await supervisor.stopOne(karmadaApi.apiserver);
+    for (const m of members) await supervisor.stopOne(m);
+    const peers = [0, 1, 2].map((i) => `karmada-etcd-${i}=https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`).join(",");
+    for (const i of [0, 1, 2]) {
+        const restored = path.join(dir, `restore-${i}`);
+        execFileSync(
+            bins.etcdutl,
+            ["snapshot", "restore", db, "--name", `karmada-etcd-${i}`, "--initial-cluster", peers, "--initial-cluster-token", "karmada-etcd", "--initial-advertise-peer-urls", `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`, "--data-dir", restored],
+            { stdio: "pipe" },
+        );
+        const data = path.join(dir, n.members[i], "data");
+        fs.rmSync(path.join(data, "member"), { recursive: true, force: true });
+        fs.renameSync(path.join(restored, "member"), path.join(data, "member"));
+    }
+
+    // Step 6: the members back, then their clients.
+    for (const i of [0, 1, 2]) members[i] = supervisor.restart(members[i]);
+    for (const i of [0, 1, 2]) await waitFor(`${n.members[i]} /readyz after the restore`, () => ready(i), { timeoutMs: 60_000, intervalMs: 500, watch: members });
+    karmadaApi.apiserver = supervisor.restart(karmadaApi.apiserver);
+    await kube.waitForReadyz(karmadaApi);
+
+    expect(await apiserver.get(configMapPath("in-snapshot"))).toBeTruthy();
+    expect(await apiserver.get(configMapPath("after-snapshot"))).toBeUndefined();
+    const list = await etcdCall(0, "/v3/cluster/member/list", {});
+    expect((list.members as { name: string }[]).map((m) => m.name).sort()).toEqual(n.members);
+    for (const i of [0, 1, 2]) expect(await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/in-snapshot`)).toHaveLength(1);
 });

@@ -10,6 +10,7 @@ export const REPO_ROOT = path.resolve(__dirname, "../../..");
 
 export const BINARY_NAMES = [
     "etcd",
+    "etcdutl",
     "kube-apiserver",
     "kube-controller-manager",
     "karmada-aggregated-apiserver",
