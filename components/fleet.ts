@@ -14,6 +14,7 @@ import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
 import { KARMADA_API_PORT, KarmadaStaticAddress } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
+import { ETCD_MEMBERS } from "./karmada/etcd-cluster";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
 import { AgentReadyWaiter } from "./karmada/pull-member";
@@ -206,7 +207,7 @@ export class Fleet extends pulumi.ComponentResource {
                                         host: host.provider === "gke" ? this.reserveKarmadaAddress(host) : endpoint!.host,
                                         port: endpoint?.port ?? KARMADA_API_PORT,
                                         authorizedNetworks: k.authorizedNetworks ?? [],
-                                        etcdVolumeSize: DEFAULTS.karmadaEtcdVolumeSize,
+                                        etcd: { members: k.etcd?.members ?? ETCD_MEMBERS, volumeSize: k.etcd?.volumeSize ?? DEFAULTS.karmadaEtcdVolumeSize, storageClass: k.etcd?.storageClass },
                                     },
                                 }),
                       },

@@ -26,7 +26,7 @@ export const DEFAULTS = {
     karmadaChartVersion: "v1.15.0",
     /** On a host that is not kind: the version the loopback fleet proves (Karmada v1.18.2). */
     karmadaHostedChartVersion: "v1.18.2",
-    /** Size of each of the 3 etcd volumes of a Karmada that is not on kind. */
+    /** Size of each etcd member's volume under a Karmada that is not on kind. */
     karmadaEtcdVolumeSize: "8Gi",
     karmadaChartRepo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts",
     /** The chart's default (bitnami/kubectl) was withdrawn in 2025; this image has bash and kubectl. */

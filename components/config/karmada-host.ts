@@ -83,6 +83,14 @@ export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
         }
     });
 
+    if ((existing || host.provider === "kind") && k.etcd !== undefined) {
+        problems.push({
+            path: at("etcd"),
+            reason: existing ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)" : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host",
+            fix: "remove etcd",
+        });
+    }
+
     if (existing) {
         if (host.provider === "gke") {
             problems.push({

@@ -34,6 +34,21 @@ const memberAccessSchema = z
     .default("narrow")
     .transform((a) => (typeof a === "string" ? { mode: a, extraRules: [] } : a));
 
+/** Kamino's etcd for a Karmada it installs off kind (components/karmada/etcd-cluster.ts). */
+const etcdSchema = z
+    .object({
+        members: z
+            .union([z.literal(3), z.literal(5)], { errorMap: () => ({ message: withFix("must be 3 or 5", "use 3 (survives one member lost) or 5 (survives two); an even number adds no tolerance") }) })
+            .default(3),
+        volumeSize: z
+            .string()
+            .regex(/^[1-9][0-9]*(Mi|Gi|Ti)$/, withFix("must be a size such as 8Gi", "write a whole number with Mi, Gi or Ti, e.g. 8Gi"))
+            .default(DEFAULTS.karmadaEtcdVolumeSize),
+        /** StorageClass of the members' volumes; the host's default when unset. */
+        storageClass: z.string().min(1).optional(),
+    })
+    .strict();
+
 export const karmadaSchema = z
     .object({
         chartVersion: z.string().regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0")).default(DEFAULTS.karmadaChartVersion),
@@ -55,6 +70,8 @@ export const karmadaSchema = z
         allowAnyNetwork: z.boolean().default(false),
         /** What Karmada's identity may do on each member (components/karmada/member-access.ts, docs/security.md). */
         memberAccess: memberAccessSchema,
+        /** Kamino's etcd under a Karmada it installs on a gke or existing host. */
+        etcd: etcdSchema.optional(),
         /** Pull members' karmada-agent image; default: Karmada's own at the control plane's version. */
         agentImage: z.string().min(1).optional(),
         /** How long `up` waits for a Pull member's agent to register its Cluster and report it Ready. */

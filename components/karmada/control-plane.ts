@@ -5,6 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
+import { EtcdSettings } from "./etcd-cluster";
 import { KarmadaEtcd } from "./karmada-etcd";
 import { serverOf, withServer } from "../common/kubeconfig";
 import { inheritedDependsOn } from "../common/options";
@@ -60,8 +61,8 @@ export interface KarmadaHelmInstall {
         port: number;
         /** CIDRs that may reach the load balancer. */
         authorizedNetworks: string[];
-        /** Size of each of the three etcd members' volumes. */
-        etcdVolumeSize: string;
+        /** Kamino's etcd under it: members, volume size and StorageClass. */
+        etcd: EtcdSettings;
     };
 }
 
@@ -85,7 +86,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     public readonly provider: k8s.Provider;
     /** The Helm release, when Kamino installed Karmada. */
     public readonly release?: k8s.helm.v3.Release;
-    /** Karmada's three-member etcd, on a host that is not kind. */
+    /** Karmada's etcd (three members by default), on a host that is not kind. */
     public readonly etcd?: KarmadaEtcd;
     /** Kamino's load balancer in front of the Karmada API, on a host that is not kind. */
     public readonly publicService?: k8s.core.v1.Service;
@@ -110,7 +111,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
             // Off kind the chart is installed over a quorum that answers already.
             const etcd = (this.etcd = published
-                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, namespace: KARMADA_SYSTEM_NAMESPACE, volumeSize: published.etcdVolumeSize }, { parent: this, dependsOn: inheritedDependsOn(opts) })
+                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
                 : undefined);
             this.release = new k8s.helm.v3.Release(
                 `${name}-chart`,

@@ -109,10 +109,22 @@ export function etcdCommand(n: EtcdClusterNames): string[] {
 /** The pods' labels; the Services and the PodDisruptionBudget select by them. */
 export const etcdLabels = (n: EtcdClusterNames) => ({ app: n.statefulSet, "karmada.io/system": "true" });
 
+/** What a stack may choose of its etcd (`kamino:karmada.etcd`). */
+export interface EtcdSettings {
+    /** 3 or 5: a quorum survives one or two members lost. */
+    members: number;
+    /** Size of each member's volume. */
+    volumeSize: string;
+    /** StorageClass of the volumes; the host's default when unset. */
+    storageClass?: string;
+}
+
 /** What the StatefulSet depends on besides the names. */
 export interface EtcdPodInput {
     /** Size of each member's volume. */
     volumeSize: string;
+    /** StorageClass of the volumes; the host's default when unset. */
+    storageClass?: string;
     /** Changes when the certificates are renewed, so that the members restart one at a time with them. */
     certificateRevision: string;
 }
@@ -162,7 +174,9 @@ export function etcdStatefulSetSpec(n: EtcdClusterNames, p: EtcdPodInput): k8s.t
                 volumes: [{ name: "certs", secret: { secretName: n.certSecret, defaultMode: 0o400 } }],
             },
         },
-        volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: p.volumeSize } } } }],
+        volumeClaimTemplates: [
+            { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], ...(p.storageClass ? { storageClassName: p.storageClass } : {}), resources: { requests: { storage: p.volumeSize } } } },
+        ],
     };
 }
 

@@ -1,4 +1,4 @@
-// KarmadaEtcd: the three-member etcd that Karmada keeps its state in off kind (etcd-cluster.ts says
+// KarmadaEtcd: the three-member (or five-member) etcd that Karmada keeps its state in off kind (etcd-cluster.ts says
 // why it is Kamino's and not the chart's), with its certificates (etcd-certificates.ts). The chart is
 // then installed with `etcd.mode: external` and the client certificate this component outputs.
 import * as k8s from "@pulumi/kubernetes";
@@ -13,6 +13,7 @@ import {
     etcdDisruptionBudgetSpec,
     etcdLabels,
     etcdPeerServiceSpec,
+    EtcdSettings,
     etcdStatefulSetSpec,
 } from "./etcd-cluster";
 
@@ -22,8 +23,8 @@ export interface KarmadaEtcdArgs {
     hostProvider: k8s.Provider;
     /** The namespace of Karmada's chart, which this component creates (the chart's install finds it there). */
     namespace: string;
-    /** Size of each member's volume. */
-    volumeSize: string;
+    /** Members, their volumes' size and StorageClass. */
+    settings: EtcdSettings;
 }
 
 /** Three etcd members on the host cluster, ready for Karmada's apiservers. */
@@ -38,7 +39,7 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
     constructor(name: string, args: KarmadaEtcdArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaEtcd", name, {}, opts);
         const onHost = { parent: this, provider: args.hostProvider };
-        const n = (this.names = etcdClusterNames(args.namespace));
+        const n = (this.names = etcdClusterNames(args.namespace, args.settings.members));
         const labels = etcdLabels(n);
 
         const namespace = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: n.namespace } }, onHost);
@@ -59,7 +60,7 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
         // The provider waits for the StatefulSet's rollout: every member ready, so the quorum answers before the chart installs.
         this.statefulSet = new k8s.apps.v1.StatefulSet(
             `${name}-members`,
-            { metadata: inNamespace(n.statefulSet), spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { volumeSize: args.volumeSize, certificateRevision: revision })) },
+            { metadata: inNamespace(n.statefulSet), spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { volumeSize: args.settings.volumeSize, storageClass: args.settings.storageClass, certificateRevision: revision })) },
             { ...onHost, dependsOn: [secret, peers, client] },
         );
 

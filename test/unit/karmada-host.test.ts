@@ -92,6 +92,10 @@ describe("where Karmada runs: each mistake named with its key, value and fix, be
         ["an existing Karmada and a gke host Kamino would create", { clusters: [gke("hub", { karmadaHost: true }), gke("m")], karmada: { existingKubeconfigPath: "k.kubeconfig" } }, /kamino:clusters\[0\]\.karmadaHost = true: Kamino would create the gke cluster 'hub' to host Karmada, but kamino:karmada\.existingKubeconfigPath says/],
         ["an existing Karmada with networks Kamino cannot apply", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", ...nets } }, /kamino:karmada\.authorizedNetworks = .*Kamino publishes only a Karmada it installs/],
         ["an endpoint on a kind host", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }], karmada: { endpoint: "k.example.com" } }, /kamino:karmada\.endpoint = "k\.example\.com": a kind host publishes the Karmada API on 127\.0\.0\.1/],
+        ["Kamino's etcd under a kind host", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }], karmada: { etcd: { members: 5 } } }, /kamino:karmada\.etcd = .*: a kind host runs the chart's single etcd.*; fix: remove etcd/],
+        ["Kamino's etcd under an existing Karmada", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", etcd: {} } }, /kamino:karmada\.etcd = .*Kamino runs etcd only under a Karmada it installs/],
+        ["an even number of etcd members", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { members: 4 } } }, /kamino:karmada\.etcd\.members = 4: must be 3 or 5; fix: use 3 .* or 5/],
+        ["an etcd volume size that is not a size", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { volumeSize: "8GB" } } }, /kamino:karmada\.etcd\.volumeSize = "8GB": must be a size such as 8Gi/],
         ["a gke host that cannot call a kind Push member", { clusters: [gke("hub", { karmadaHost: true }), { name: "k", provider: "kind" }], karmada: nets }, /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'hub' \(gke\) cannot call the kind cluster 'k'/],
         ["a Pull member told a loopback endpoint", { clusters: [existing("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { existingKubeconfigPath: "k.kubeconfig", endpoint: "127.0.0.2:5443" } }, /the agent on 'm' \(gke\) could not reach Karmada at 127\.0\.0\.2: that is a loopback address of this machine \(kamino:karmada\.endpoint\)/],
     ])("%s", (_what, cfg, expected) => expect(problemsOf(cfg)).toMatch(expected));
@@ -248,7 +252,7 @@ describe("KarmadaControlPlane off kind", () => {
                     kubectlImage: "bitnamisecure/kubectl",
                     timeoutSeconds: 600,
                     featureGates: {},
-                    published: { host: "203.0.113.10", port: 5443, authorizedNetworks: ["203.0.113.0/24"], etcdVolumeSize: "8Gi" },
+                    published: { host: "203.0.113.10", port: 5443, authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 3, volumeSize: "8Gi" } },
                 },
             },
             { transformations: [capture] },
@@ -273,3 +277,16 @@ describe("KarmadaControlPlane off kind", () => {
     });
 
 });
+
+test("five etcd members on a StorageClass of the stack's choice: five in the StatefulSet, a quorum of three kept by the budget", async () => {
+    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo" } } });
+    const run = new MockRun(false);
+    await run.install(config, [], "five");
+    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+    await run.settle();
+    const spec = run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members").inputs.spec;
+    expect(spec).toMatchObject({ replicas: 5, volumeClaimTemplates: [{ spec: { storageClassName: "premium-rwo", resources: { requests: { storage: "20Gi" } } } }] });
+    const initialCluster = (spec.template.spec.containers[0].command as string[]).find((f) => f.startsWith("--initial-cluster="))!;
+    expect(initialCluster.split(",")).toHaveLength(5);
+    expect(run.get("kubernetes:policy/v1:PodDisruptionBudget", "karmada-etcd-pdb").inputs.spec).toMatchObject({ minAvailable: 3 });
+}, 60_000);
