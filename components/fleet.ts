@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { ClusterConfig, DEFAULTS, dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
+import { ClusterConfig, dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -14,7 +14,6 @@ import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
 import { KARMADA_API_PORT, KarmadaStaticAddress } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
-import { ETCD_MEMBERS } from "./karmada/etcd-cluster";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
 import { AgentReadyWaiter } from "./karmada/pull-member";
@@ -207,7 +206,7 @@ export class Fleet extends pulumi.ComponentResource {
                                         host: host.provider === "gke" ? this.reserveKarmadaAddress(host) : endpoint!.host,
                                         port: endpoint?.port ?? KARMADA_API_PORT,
                                         authorizedNetworks: k.authorizedNetworks ?? [],
-                                        etcd: { members: k.etcd?.members ?? ETCD_MEMBERS, volumeSize: k.etcd?.volumeSize ?? DEFAULTS.karmadaEtcdVolumeSize, storageClass: k.etcd?.storageClass },
+                                        etcd: k.etcd ?? {},
                                     },
                                 }),
                       },

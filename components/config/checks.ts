@@ -9,7 +9,7 @@ import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } fro
 import { checkFailoverPlacements } from "./failover";
 import { checkManifests } from "./manifests";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
-import { checkKarmadaHost } from "./karmada-host";
+import { checkKarmadaEtcd, checkKarmadaHost } from "./karmada-host";
 import { checkSyncModes } from "./sync-mode";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
@@ -204,6 +204,7 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkNamesUnique,
     checkHostCount,
     checkKarmadaHost,
+    checkKarmadaEtcd,
     checkHasMember,
     checkKindNameLength,
     checkGkeClusters,

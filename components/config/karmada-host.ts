@@ -57,6 +57,17 @@ export function isCidr(text: string): boolean {
 /** A CIDR that lets every address in. */
 export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.trim());
 
+/** `kamino:karmada.etcd` only where Kamino runs its etcd: under a Karmada it installs off kind. */
+export function checkKarmadaEtcd(cfg: CheckedConfig): Problem[] {
+    const k = cfg.karmada;
+    const host = cfg.clusters.find((c) => c.karmadaHost);
+    if (!k || !host || k.etcd === undefined) return [];
+    const existing = k.existingKubeconfigPath !== undefined;
+    if (!existing && host.provider !== "kind") return [];
+    const reason = existing ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)" : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host";
+    return [{ path: ["karmada", "etcd"], reason, fix: "remove etcd" }];
+}
+
 /** Where Karmada is installed and how it is reached: see the file comment. */
 export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
     const problems: Problem[] = [];
@@ -82,14 +93,6 @@ export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
             });
         }
     });
-
-    if ((existing || host.provider === "kind") && k.etcd !== undefined) {
-        problems.push({
-            path: at("etcd"),
-            reason: existing ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)" : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host",
-            fix: "remove etcd",
-        });
-    }
 
     if (existing) {
         if (host.provider === "gke") {

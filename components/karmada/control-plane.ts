@@ -61,8 +61,8 @@ export interface KarmadaHelmInstall {
         port: number;
         /** CIDRs that may reach the load balancer. */
         authorizedNetworks: string[];
-        /** Kamino's etcd under it: members, volume size and StorageClass. */
-        etcd: EtcdSettings;
+        /** Kamino's etcd under it: members, volume size and StorageClass, each defaulted when not set. */
+        etcd: Partial<EtcdSettings>;
     };
 }
 

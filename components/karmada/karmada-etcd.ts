@@ -13,9 +13,11 @@ import {
     etcdDisruptionBudgetSpec,
     etcdLabels,
     etcdPeerServiceSpec,
+    ETCD_MEMBERS,
     EtcdSettings,
     etcdStatefulSetSpec,
 } from "./etcd-cluster";
+import { DEFAULTS } from "../config";
 
 /** Arguments of a KarmadaEtcd. */
 export interface KarmadaEtcdArgs {
@@ -23,8 +25,8 @@ export interface KarmadaEtcdArgs {
     hostProvider: k8s.Provider;
     /** The namespace of Karmada's chart, which this component creates (the chart's install finds it there). */
     namespace: string;
-    /** Members, their volumes' size and StorageClass. */
-    settings: EtcdSettings;
+    /** Members, their volumes' size and StorageClass, each defaulted when not set (3 members of 8Gi on the default class). */
+    settings: Partial<EtcdSettings>;
 }
 
 /** Three etcd members on the host cluster, ready for Karmada's apiservers. */
@@ -39,7 +41,8 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
     constructor(name: string, args: KarmadaEtcdArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaEtcd", name, {}, opts);
         const onHost = { parent: this, provider: args.hostProvider };
-        const n = (this.names = etcdClusterNames(args.namespace, args.settings.members));
+        const settings = { members: ETCD_MEMBERS, volumeSize: DEFAULTS.karmadaEtcdVolumeSize, ...args.settings };
+        const n = (this.names = etcdClusterNames(args.namespace, settings.members));
         const labels = etcdLabels(n);
 
         const namespace = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: n.namespace } }, onHost);
@@ -60,7 +63,7 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
         // The provider waits for the StatefulSet's rollout: every member ready, so the quorum answers before the chart installs.
         this.statefulSet = new k8s.apps.v1.StatefulSet(
             `${name}-members`,
-            { metadata: inNamespace(n.statefulSet), spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { volumeSize: args.settings.volumeSize, storageClass: args.settings.storageClass, certificateRevision: revision })) },
+            { metadata: inNamespace(n.statefulSet), spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { volumeSize: settings.volumeSize, storageClass: settings.storageClass, certificateRevision: revision })) },
             { ...onHost, dependsOn: [secret, peers, client] },
         );
 
