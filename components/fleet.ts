@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { ClusterConfig, dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
+import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -12,7 +12,7 @@ import { IrisClusterInterpreter } from "./karmada/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { KARMADA_API_PORT, KarmadaStaticAddress } from "./karmada/api-endpoint";
+import { KARMADA_API_PORT, reserveKarmadaAddress } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
@@ -191,6 +191,7 @@ export class Fleet extends pulumi.ComponentResource {
                       clusterIdentifier: `karmada-${host.name}`,
                       helm: {
                           hostProvider: hostCluster.provider,
+                          hostKubeconfig: hostCluster.kubeconfig,
                           chartVersion: k.chartVersion,
                           chartRepo: k.chartRepo,
                           kubectlImage: k.kubectlImage,
@@ -203,7 +204,7 @@ export class Fleet extends pulumi.ComponentResource {
                               ? { kind: { apiServerNodePort: k.apiServerNodePort, apiServerHostPort: k.apiServerHostPort, hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane` } }
                               : {
                                     published: {
-                                        host: host.provider === "gke" ? this.reserveKarmadaAddress(host) : endpoint!.host,
+                                        host: host.provider === "gke" ? reserveKarmadaAddress(host as GkeClusterConfig, this) : endpoint!.host,
                                         port: endpoint?.port ?? KARMADA_API_PORT,
                                         authorizedNetworks: k.authorizedNetworks ?? [],
                                         etcd: k.etcd ?? {},
@@ -219,13 +220,6 @@ export class Fleet extends pulumi.ComponentResource {
             // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
             { parent: this, deletedWith: usesHelmKarmada ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
-    }
-
-    /** A static regional address for the Karmada API of a GKE host, in the host's project and region (reserved beside the cluster). */
-    private reserveKarmadaAddress(host: ClusterConfig): pulumi.Output<string> {
-        const gke = host as GkeClusterConfig;
-        const region = gke.region ?? gke.zone!.replace(/-[a-z]$/, "");
-        return new KarmadaStaticAddress("karmada-address", { project: gke.project!, region, addressName: `${host.name}-karmada-api` }, { parent: this }).address;
     }
 
     /** Joins every cluster but the host, once IKO is on it. */

@@ -9,6 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { isIP } from "net";
 import { APISERVER_POD_LABELS } from "./chart-values";
 import { withServer } from "../common/kubeconfig";
+import { GkeClusterConfig } from "../config";
 
 /** Name of Kamino's load balancer Service in the host's `karmada-system`. */
 export const PUBLIC_SERVICE_NAME = "karmada-apiserver-public";
@@ -68,4 +69,10 @@ export class KarmadaStaticAddress extends pulumi.ComponentResource {
         this.address = reserved.address;
         this.registerOutputs({ address: this.address });
     }
+}
+
+/** The static regional address of a GKE host's Karmada API, in the host's project and region (reserved beside the cluster). */
+export function reserveKarmadaAddress(host: GkeClusterConfig, parent: pulumi.Resource): pulumi.Output<string> {
+    const region = host.region ?? host.zone!.replace(/-[a-z]$/, "");
+    return new KarmadaStaticAddress("karmada-address", { project: host.project!, region, addressName: `${host.name}-karmada-api` }, { parent }).address;
 }

@@ -22,6 +22,8 @@ export const KARMADA_SYSTEM_NAMESPACE = "karmada-system";
 export interface KarmadaHelmInstall {
     /** Provider of the host cluster. */
     hostProvider: k8s.Provider;
+    /** Kubeconfig of the host cluster (secret): off kind, the running etcd is read before it is changed. */
+    hostKubeconfig?: pulumi.Input<string>;
     /** Chart version with leading `v`, e.g. `v1.15.0`. */
     chartVersion: string;
     /** Chart repository URL. */
@@ -111,7 +113,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
             // Off kind the chart is installed over a quorum that answers already.
             const etcd = (this.etcd = published
-                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
+                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
                 : undefined);
             this.release = new k8s.helm.v3.Release(
                 `${name}-chart`,

@@ -119,6 +119,19 @@ export interface EtcdSettings {
     storageClass?: string;
 }
 
+/**
+ * Why a running etcd cannot take another member count from the stack (pure; undefined when it can).
+ * Members bootstrap once, as a cluster of the count they started with; more or fewer later is a
+ * membership change etcd makes one member at a time, which the StatefulSet cannot do.
+ */
+export function etcdMembersChange(configured: number, running: number | undefined): string | undefined {
+    if (running === undefined || running === configured) return undefined;
+    return (
+        `kamino:karmada.etcd.members = ${configured}: Karmada's etcd runs with ${running} members, and a running etcd cannot change its count this way; ` +
+        `fix: set it back to ${running}, or move to ${configured} by a snapshot restored into ${configured} members (docs/production.md, Backing up and restoring Karmada's etcd)`
+    );
+}
+
 /** What the StatefulSet depends on besides the names. */
 export interface EtcdPodInput {
     /** Size of each member's volume. */

@@ -8,7 +8,8 @@
 // Proven: the three members bootstrap (the chart's own etcd cannot); clients need the client
 // certificate and peers the peer name; the apiserver keeps its objects under the registry prefix;
 // a member lost leaves a quorum that takes writes; the member back catches up as itself; a snapshot
-// restores into all three members by the steps of docs/production.md.
+// restores into all three members by the steps of docs/production.md; and, through the real Pulumi
+// engine, a stack asking a running etcd for another member count is refused before anything is made.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as https from "https";
@@ -21,6 +22,7 @@ import { ApiServer, KubeProcesses } from "./harness/kube-processes";
 import { planCluster } from "./harness/plan";
 import { PortAllocator } from "./harness/ports";
 import { probe } from "./harness/probes";
+import { EngineSandbox, toolchainPath } from "../support/engine";
 import { ManagedProcess, ProcessSupervisor } from "./harness/processes";
 
 jest.setTimeout(5 * 60_000);
@@ -41,6 +43,7 @@ let supervisor: ProcessSupervisor;
 const members: ManagedProcess[] = [];
 let kube: KubeProcesses;
 let karmadaApi: ApiServer;
+let hostKubeconfig: string;
 let apiserver: KubeClient;
 
 /** Runs `command` in a mount namespace of its own whose /etc/hosts is `hostsFile`: the pod's view of the cluster DNS. */
@@ -120,6 +123,7 @@ beforeAll(async () => {
     // A kube-apiserver with the chart's flags for an external etcd (templates/karmada-apiserver.yaml at v1.18.2) and Kamino's values for them.
     const ports = new PortAllocator();
     const plan = await planCluster(dir, "karmada", "karmada", ports);
+    hostKubeconfig = plan.kubeconfig;
     const pki = path.join(dir, "apiserver-etcd");
     fs.mkdirSync(pki);
     fs.writeFileSync(path.join(pki, "ca.crt"), certs.caCrt);
@@ -237,4 +241,44 @@ test("a snapshot restores into all three members, each under its own name (docs/
     const list = await etcdCall(0, "/v3/cluster/member/list", {});
     expect((list.members as { name: string }[]).map((m) => m.name).sort()).toEqual(n.members);
     for (const i of [0, 1, 2]) expect(await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/in-snapshot`)).toHaveLength(1);
+});
+
+test("the real engine refuses a member count the running etcd cannot take, before anything is made", async () => {
+    // This apiserver plays the host: an etcd of 3 runs there (its StatefulSet; no controller is needed to read it).
+    const labels = { app: "karmada-etcd" };
+    await apiserver.apply(resourcePath("v1", "namespaces", { name: "karmada-system" }), { apiVersion: "v1", kind: "Namespace", metadata: { name: "karmada-system" } });
+    const stsPath = resourcePath("apps/v1", "statefulsets", { namespace: "karmada-system", name: "karmada-etcd" });
+    await apiserver.apply(stsPath, {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: "karmada-etcd", namespace: "karmada-system" },
+        spec: { replicas: 3, serviceName: "karmada-etcd", selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "etcd", image: "registry.k8s.io/etcd:3.6.6-0" }] } } },
+    } as never);
+
+    const sandbox = new EngineSandbox(toolchainPath("engine"));
+    try {
+        fs.writeFileSync(
+            path.join(sandbox.project, "index.ts"),
+            `import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { KarmadaEtcd } from "./components/karmada/karmada-etcd";
+const kubeconfig = new pulumi.Config().requireSecret("hostKubeconfig");
+const host = new k8s.Provider("host", { kubeconfig });
+new KarmadaEtcd("karmada-etcd", { hostProvider: host, hostKubeconfig: kubeconfig, namespace: "karmada-system", settings: { members: 5 } });
+`,
+        );
+        const stack = await sandbox.stack("etcd-count", undefined);
+        await stack.setConfig("kamino:hostKubeconfig", { value: fs.readFileSync(hostKubeconfig, "utf8"), secret: true });
+        const failed = await stack.up().then(
+            () => "succeeded",
+            (e: Error) => e.message,
+        );
+        expect(failed).toMatch(/kamino:karmada\.etcd\.members = 5: Karmada's etcd runs with 3 members.*fix: set it back to 3/);
+        // Nothing but the stack, its component and the providers: no object, no certificate.
+        const made = (((await stack.exportStack()).deployment as { resources?: { type: string; custom: boolean }[] }).resources ?? []).filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"));
+        expect(made.map((r) => r.type)).toEqual([]);
+        expect(((await apiserver.get(stsPath)) as { spec: { replicas: number } }).spec.replicas).toBe(3);
+    } finally {
+        sandbox.cleanup();
+    }
 });

@@ -3,7 +3,10 @@
 // really bootstrap and keep a quorum is test/cluster/karmada-etcd.test.ts, with the etcd binary.
 import { X509Certificate } from "crypto";
 import { etcdCertificatesProvider, ETCD_CA_YEARS, ETCD_CERT_YEARS, issueEtcdCertificates } from "../../components/karmada/etcd-certificates";
-import { etcdCertificateHosts, etcdClusterNames, etcdCommand, etcdDisruptionBudgetSpec, ETCD_CLIENT_CN, ETCD_PEER_CN } from "../../components/karmada/etcd-cluster";
+import * as k8s from "@pulumi/kubernetes";
+import { etcdCertificateHosts, etcdClusterNames, etcdCommand, etcdDisruptionBudgetSpec, etcdMembersChange, ETCD_CLIENT_CN, ETCD_PEER_CN } from "../../components/karmada/etcd-cluster";
+import { KarmadaEtcd } from "../../components/karmada/karmada-etcd";
+import { fakeKubeconfig, MockRun } from "../support/mocks";
 
 const n = etcdClusterNames("karmada-system");
 const hosts = etcdCertificateHosts(n);
@@ -92,5 +95,46 @@ describe("the members", () => {
     test("a drain takes at most the one member that a quorum can spare", () => {
         expect(etcdDisruptionBudgetSpec(n).minAvailable).toBe(2);
         expect(etcdDisruptionBudgetSpec(etcdClusterNames("k", 5)).minAvailable).toBe(3);
+    });
+});
+
+describe("a member count the running etcd cannot take", () => {
+    test("refused with the key, the running count and both fixes; a new etcd or the same count passes", () => {
+        expect(etcdMembersChange(5, 3)).toMatch(/^kamino:karmada\.etcd\.members = 5: Karmada's etcd runs with 3 members.*; fix: set it back to 3, or move to 5 by a snapshot restored into 5 members/);
+        expect(etcdMembersChange(3, undefined)).toBeUndefined();
+        expect(etcdMembersChange(3, 3)).toBeUndefined();
+    });
+
+    // The refusal itself ends the run from inside the registration, which the mocks cannot catch: it is
+    // proven with the real engine and API server (test/cluster/karmada-etcd.test.ts).
+    /** Registers a KarmadaEtcd of `members` over a host whose etcd runs with `running`; what the mocks saw, and the run's error. */
+    async function etcdOver(members: number, running: number | undefined | Error) {
+        const run = new MockRun(false);
+        await run.install();
+        const asked: string[] = [];
+        new KarmadaEtcd("karmada-etcd", {
+            hostProvider: new k8s.Provider("hub", { kubeconfig: fakeKubeconfig("https://hub:6443") }),
+            hostKubeconfig: fakeKubeconfig("https://hub:6443"),
+            namespace: "karmada-system",
+            settings: { members },
+            runningMembers: async (_kc, n) => {
+                asked.push(`${n.namespace}/${n.statefulSet}`);
+                if (running instanceof Error) throw running;
+                return running;
+            },
+        });
+        const error = await run.settle().then(
+            () => undefined,
+            (e: Error) => e.message,
+        );
+        return { asked, error, statefulSets: run.ofType("kubernetes:apps/v1:StatefulSet") };
+    }
+
+    test("the same count, a first install, or a host that cannot be read (a warning): the StatefulSet goes ahead", async () => {
+        for (const running of [5, undefined, new Error("connection refused")]) {
+            const { error, statefulSets } = await etcdOver(5, running);
+            expect([String(running), error]).toEqual([String(running), undefined]);
+            expect(statefulSets.map((s) => s.inputs.spec.replicas)).toEqual([5]);
+        }
     });
 });
