@@ -55,7 +55,7 @@ export interface KarmadaEtcdArgs {
     settings: Partial<EtcdSettings>;
 }
 
-/** Three etcd members on the host cluster, ready for Karmada's apiservers. */
+/** The etcd members (three by default) on the host cluster, ready for Karmada's apiservers. */
 export class KarmadaEtcd extends pulumi.ComponentResource {
     /** The objects' and members' names; `names.servers` is what the apiservers dial. */
     public readonly names: EtcdClusterNames;
