@@ -5,7 +5,7 @@
 // and sees the cluster DNS names of its peers and of the client Service in an /etc/hosts of its own
 // (a private mount namespace, as a pod has its own resolver). Then a real kube-apiserver runs with
 // the chart's flags for `etcd.mode: external` and Kamino's values for them.
-// Proven: the three members bootstrap (the chart's own etcd cannot); clients need the client
+// Proven: Kamino's objects for it are valid for a real kube-apiserver (strict field validation); the three members bootstrap (the chart's own etcd cannot); clients need the client
 // certificate and peers the peer name; the apiserver keeps its objects under the registry prefix;
 // a member lost leaves a quorum that takes writes; the member back catches up as itself; a snapshot
 // restores into all three members by the steps of docs/production.md; and, through the real Pulumi
@@ -16,7 +16,16 @@ import * as https from "https";
 import * as os from "os";
 import * as path from "path";
 import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
-import { ETCD_REGISTRY_PREFIX, etcdCertificateHosts, etcdClusterNames, etcdStatefulSetSpec } from "../../components/karmada/etcd-cluster";
+import {
+    ETCD_REGISTRY_PREFIX,
+    etcdCertificateHosts,
+    etcdClientServiceSpec,
+    etcdClusterNames,
+    etcdDisruptionBudgetSpec,
+    etcdLabels,
+    etcdPeerServiceSpec,
+    etcdStatefulSetSpec,
+} from "../../components/karmada/etcd-cluster";
 import { Binaries, findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
 import { ApiServer, KubeProcesses } from "./harness/kube-processes";
 import { planCluster } from "./harness/plan";
@@ -146,6 +155,23 @@ afterAll(async () => {
 const configMapPath = (name: string) => resourcePath("v1", "configmaps", { namespace: "default", name });
 /** Writes a ConfigMap through the apiserver. */
 const writeConfigMap = (name: string) => apiserver.apply(configMapPath(name), { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { from: "karmada-etcd.test" } });
+
+test("Kamino's StatefulSet, Services and PodDisruptionBudget are valid objects for a real kube-apiserver, every field known", async () => {
+    await apiserver.apply(resourcePath("v1", "namespaces", { name: n.namespace }), { apiVersion: "v1", kind: "Namespace", metadata: { name: n.namespace } });
+    const metadata = (name: string) => ({ name, namespace: n.namespace, labels: etcdLabels(n) });
+    const objects: [string, Record<string, unknown>][] = [
+        ["/apis/apps/v1", { apiVersion: "apps/v1", kind: "StatefulSet", metadata: metadata(n.statefulSet), spec: etcdStatefulSetSpec(n, { volumeSize: "8Gi", storageClass: "premium-rwo", certificateRevision: "r1" }) }],
+        ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.statefulSet), spec: etcdPeerServiceSpec(n) }],
+        ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.clientService), spec: etcdClientServiceSpec(n) }],
+        ["/apis/policy/v1", { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: metadata(n.statefulSet), spec: etcdDisruptionBudgetSpec(n) }],
+    ];
+    for (const [group, obj] of objects) {
+        const plural = { StatefulSet: "statefulsets", Service: "services", PodDisruptionBudget: "poddisruptionbudgets" }[obj.kind as string]!;
+        // A dry run: validated and defaulted as a create would be, nothing stored (the refusal test below creates its own).
+        const res = await apiserver.request("POST", `${group}/namespaces/${n.namespace}/${plural}?dryRun=All&fieldValidation=Strict`, obj);
+        expect([obj.kind, (obj.metadata as { name: string }).name, res.status, res.status === 201 ? "" : res.body]).toEqual([obj.kind, (obj.metadata as { name: string }).name, 201, ""]);
+    }
+});
 
 test("the three members bootstrap as one cluster, each under its stable name", async () => {
     const list = await etcdCall(1, "/v3/cluster/member/list", {});
