@@ -15,6 +15,7 @@ import * as fs from "fs";
 import * as https from "https";
 import * as os from "os";
 import * as path from "path";
+import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
 import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
 import {
     ETCD_REGISTRY_PREFIX,
@@ -156,7 +157,7 @@ const configMapPath = (name: string) => resourcePath("v1", "configmaps", { names
 /** Writes a ConfigMap through the apiserver. */
 const writeConfigMap = (name: string) => apiserver.apply(configMapPath(name), { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { from: "karmada-etcd.test" } });
 
-test("Kamino's StatefulSet, Services and PodDisruptionBudget are valid objects for a real kube-apiserver, every field known", async () => {
+test("Kamino's objects off kind (etcd's StatefulSet, Services and PodDisruptionBudget; the API's load balancer) are valid for a real kube-apiserver, every field known", async () => {
     await apiserver.apply(resourcePath("v1", "namespaces", { name: n.namespace }), { apiVersion: "v1", kind: "Namespace", metadata: { name: n.namespace } });
     const metadata = (name: string) => ({ name, namespace: n.namespace, labels: etcdLabels(n) });
     const objects: [string, Record<string, unknown>][] = [
@@ -164,6 +165,7 @@ test("Kamino's StatefulSet, Services and PodDisruptionBudget are valid objects f
         ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.statefulSet), spec: etcdPeerServiceSpec(n) }],
         ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.clientService), spec: etcdClientServiceSpec(n) }],
         ["/apis/policy/v1", { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: metadata(n.statefulSet), spec: etcdDisruptionBudgetSpec(n) }],
+        ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(PUBLIC_SERVICE_NAME), spec: loadBalancerSpec({ host: "203.0.113.10", authorizedNetworks: ["203.0.113.0/24", "2001:db8::/32"] }) }],
     ];
     for (const [group, obj] of objects) {
         const plural = { StatefulSet: "statefulsets", Service: "services", PodDisruptionBudget: "poddisruptionbudgets" }[obj.kind as string]!;
