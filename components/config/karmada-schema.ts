@@ -37,13 +37,14 @@ const memberAccessSchema = z
 /** Kamino's etcd for a Karmada it installs off kind (components/karmada/etcd-cluster.ts). */
 const etcdSchema = z
     .object({
+        // Unset fields take KarmadaEtcd's defaults (3 members of 8Gi).
         members: z
             .union([z.literal(3), z.literal(5)], { errorMap: () => ({ message: withFix("must be 3 or 5", "use 3 (survives one member lost) or 5 (survives two); an even number adds no tolerance") }) })
-            .default(3),
+            .optional(),
         volumeSize: z
             .string()
             .regex(/^[1-9][0-9]*(Mi|Gi|Ti)$/, withFix("must be a size such as 8Gi", "write a whole number with Mi, Gi or Ti, e.g. 8Gi"))
-            .default(DEFAULTS.karmadaEtcdVolumeSize),
+            .optional(),
         /** StorageClass of the members' volumes; the host's default when unset. */
         storageClass: z.string().min(1).optional(),
     })

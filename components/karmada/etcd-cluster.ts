@@ -132,12 +132,8 @@ export function etcdMembersChange(configured: number, running: number | undefine
     );
 }
 
-/** What the StatefulSet depends on besides the names. */
-export interface EtcdPodInput {
-    /** Size of each member's volume. */
-    volumeSize: string;
-    /** StorageClass of the volumes; the host's default when unset. */
-    storageClass?: string;
+/** What the StatefulSet depends on besides the names: the volumes, and the certificates' revision. */
+export interface EtcdPodInput extends Pick<EtcdSettings, "volumeSize" | "storageClass"> {
     /** Changes when the certificates are renewed, so that the members restart one at a time with them. */
     certificateRevision: string;
 }

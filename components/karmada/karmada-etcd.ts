@@ -97,7 +97,7 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
             `${name}-members`,
             {
                 metadata: inNamespace(n.statefulSet),
-                spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { volumeSize: settings.volumeSize, storageClass: settings.storageClass, certificateRevision: revision })),
+                spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { ...settings, certificateRevision: revision })),
             },
             { ...onHost, dependsOn: [secret, peers, client] },
         );
