@@ -9,11 +9,13 @@
 //   - by globalTeardown (second call), after the last test file, whatever the tests left behind;
 //   - on SIGINT, SIGTERM and SIGHUP of jest's main process (then the signal is re-raised);
 //   - when jest's main process exits (`--forceExit`, a globalSetup error).
+// The same calls remove what the real-node clusters left (test/support/node-sweep.ts).
 // Handlers in test files cannot do this: a test file's `process` is a per-file copy whose 'exit'
 // and signal events never fire. Not covered: SIGKILL of jest itself; `grep -l KAMINO_TEST_RUN=
 // /proc/*/environ` then lists what is left.
 import * as crypto from "crypto";
 import * as fs from "fs";
+import { runTag, sweepRealNodes, sweptNothing } from "./node-sweep";
 
 export const RUN_ENV = "KAMINO_TEST_RUN";
 
@@ -133,6 +135,9 @@ function reap(runId: string, when: string): number[] {
         const list = killed.map((p) => `${names.get(p)?.comm ?? "?"}[${p}]`).join(" ");
         process.stderr.write(`process-reaper: ${when}: killed ${killed.length} process(es) the tests left running: ${list}\n`);
     }
+    // The real-node clusters' containers, mounts, namespaces, interfaces and cgroups (test/cluster/nodes).
+    const swept = sweepRealNodes(runTag(runId));
+    if (!sweptNothing(swept)) process.stderr.write(`process-reaper: ${when}: removed what real nodes left: ${JSON.stringify(swept)}\n`);
     return killed;
 }
 

@@ -23,24 +23,29 @@ export const BINARY_NAMES = [
 export type BinaryName = (typeof BINARY_NAMES)[number];
 export type Binaries = Record<BinaryName, string>;
 
-function searchDirs(): string[] {
+function searchDirs(groups: string[]): string[] {
     const fromEnv = process.env.KAMINO_CLUSTER_PATH;
     if (fromEnv) return fromEnv.split(":").filter(Boolean);
     const script = path.join(REPO_ROOT, "toolchain", "build.sh");
     try {
-        const out = execFileSync(script, ["--print-path", "cluster"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+        const out = execFileSync(script, ["--print-path", ...groups], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
         return out.trim().split(":").filter(Boolean);
     } catch (e) {
-        throw new Error(`${script} --print-path cluster failed: ${(e as Error).message}`);
+        throw new Error(`${script} --print-path ${groups.join(" ")} failed: ${(e as Error).message}`);
     }
 }
 
 /** Absolute paths of every binary; one error naming all that are missing. */
 export function findBinaries(): Binaries {
-    const dirs = searchDirs();
-    const found: Partial<Binaries> = {};
+    return findNamedBinaries(BINARY_NAMES, ["cluster"]);
+}
+
+/** Absolute paths of `names`, built by the toolchain's `groups`; one error naming all that are missing. */
+export function findNamedBinaries<N extends string>(names: readonly N[], groups: string[]): Record<N, string> {
+    const dirs = searchDirs(groups);
+    const found: Partial<Record<N, string>> = {};
     const missing: string[] = [];
-    for (const name of BINARY_NAMES) {
+    for (const name of names) {
         const hit = dirs.map((d) => path.join(d, name)).find((f) => {
             try {
                 fs.accessSync(f, fs.constants.X_OK);
@@ -54,9 +59,9 @@ export function findBinaries(): Binaries {
     }
     if (missing.length) {
         throw new Error(
-            `missing ${missing.join(", ")} in ${dirs.join(":") || "(no dirs)"}; build them with \`toolchain/build.sh cluster\` ` +
+            `missing ${missing.join(", ")} in ${dirs.join(":") || "(no dirs)"}; build them with \`toolchain/build.sh ${groups.join(" ")}\` ` +
                 "(or point KAMINO_CLUSTER_PATH at dirs holding them)",
         );
     }
-    return found as Binaries;
+    return found as Record<N, string>;
 }

@@ -63,8 +63,11 @@ export async function planClusters(root: string, hostName: string, memberNames: 
     return [plans, kp] as const;
 }
 
-/** Certificates, two ports (API server, controller manager) and an admin kubeconfig in `<root>/<name>`. */
-export async function planCluster(root: string, name: string, role: ClusterRole, ports: PortAllocator): Promise<ClusterPlan> {
+/**
+ * Certificates, two ports (API server, controller manager) and an admin kubeconfig in `<root>/<name>`.
+ * `servingIps`: more addresses for the API server's certificate (a real-node cluster's, where nodes and pods dial it).
+ */
+export async function planCluster(root: string, name: string, role: ClusterRole, ports: PortAllocator, servingIps: string[] = []): Promise<ClusterPlan> {
     const dir = path.join(root, name);
     const certs = new CertificateFactory(path.join(dir, "pki"));
     const [ca, frontProxyCa] = await Promise.all([certs.ca("ca", `kamino-harness-${name}-ca`), certs.ca("front-proxy-ca", `kamino-harness-${name}-front-proxy-ca`)]);
@@ -73,7 +76,7 @@ export async function planCluster(root: string, name: string, role: ClusterRole,
             commonName: `kamino-harness-${name}-apiserver`,
             dnsNames: ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"],
             // Karmada is also reached through its load balancer (load-balancer.ts), as `certs.auto.hosts` would name it.
-            ipAddresses: role === "karmada" ? [LOOPBACK, PUBLISHED_ADDRESS] : [LOOPBACK],
+            ipAddresses: [...(role === "karmada" ? [LOOPBACK, PUBLISHED_ADDRESS] : [LOOPBACK]), ...servingIps],
             usages: ["serverAuth"],
         }),
         certs.leaf("admin", ca, { commonName: "kamino-admin", organizations: ["system:masters"], usages: ["clientAuth"] }),

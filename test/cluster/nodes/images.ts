@@ -1,0 +1,61 @@
+// The images the real nodes run, each under the exact name a manifest references, assembled here
+// from the toolchain's static Go binaries (and, for the test shell, this machine's Debian
+// busybox-static and curl). Built once per process into a directory of archives (oci-image.ts).
+import * as fs from "fs";
+import * as path from "path";
+import { ETCD_IMAGE } from "../../../components/karmada/etcd-cluster";
+import { buildImageArchive, debianBinaryFiles, ImageFile, ImageSpec } from "./oci-image";
+import { PAUSE_IMAGE } from "./node-config";
+
+/** CoreDNS as the toolchain builds it (toolchain/modules/coredns). */
+export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.14.7";
+/**
+ * A small image with a shell, curl and busybox's tools, for test pods that play a chart's Jobs
+ * and init containers. The name is the harness's own: nothing outside the tests references it.
+ */
+export const SHELL_IMAGE = "kamino.invalid/test-shell:1";
+/** Busybox applets the shell image links. */
+const BUSYBOX_APPLETS = ["sh", "cat", "echo", "env", "ls", "nc", "nslookup", "sleep", "test", "wget", "grep", "true", "false", "hostname", "date", "httpd", "mkdir", "ps"];
+
+/** Where each binary an image holds is. */
+export interface ImageBinaries {
+    pause: string;
+    coredns: string;
+    etcd: string;
+    etcdctl: string;
+    etcdutl: string;
+    "karmada-agent": string;
+}
+
+/** The images of the real-node tests. `agentImage` is the name Kamino's Pull members reference. */
+export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/karmada-agent:v1.18.2"): ImageSpec[] {
+    const bin = (name: string, source: string): ImageFile => ({ target: `/usr/local/bin/${name}`, source });
+    return [
+        { name: PAUSE_IMAGE, files: [{ target: "/pause", source: bins.pause }], entrypoint: ["/pause"], user: "65535:65535" },
+        { name: COREDNS_IMAGE, files: [{ target: "/coredns", source: bins.coredns }], entrypoint: ["/coredns"] },
+        // As registry.k8s.io/etcd: the three programs on PATH, no entrypoint (the manifest's command runs).
+        { name: ETCD_IMAGE, files: [bin("etcd", bins.etcd), bin("etcdctl", bins.etcdctl), bin("etcdutl", bins.etcdutl)] },
+        { name: agentImage, files: [bin("karmada-agent", bins["karmada-agent"])], entrypoint: ["/usr/local/bin/karmada-agent"] },
+        {
+            name: SHELL_IMAGE,
+            files: [
+                { target: "/bin/busybox", source: "/bin/busybox" },
+                ...BUSYBOX_APPLETS.map((a) => ({ target: `/bin/${a}`, symlink: "busybox" })),
+                ...debianBinaryFiles("/usr/bin/curl"),
+                { target: "/etc/passwd", contents: "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n" },
+                { target: "/etc/group", contents: "root:x:0:\nnogroup:x:65534:\n" },
+            ],
+            entrypoint: ["/bin/sh"],
+        },
+    ];
+}
+
+/** Builds every image into `dir` (once per directory); returns the archives. */
+export function buildImages(dir: string, specs: ImageSpec[]): string[] {
+    fs.mkdirSync(dir, { recursive: true });
+    return specs.map((s) => {
+        const archive = path.join(dir, `${s.name.replace(/[^A-Za-z0-9.-]+/g, "_")}.tar`);
+        if (!fs.existsSync(archive)) buildImageArchive(s, archive, path.join(dir, ".work"));
+        return archive;
+    });
+}

@@ -1,0 +1,128 @@
+// One real node: containerd 2 with runc, a kubelet and kube-proxy, each a process of the harness
+// that runs in the node's network namespace (nsenter --net: the mounts stay this machine's, so the
+// volumes the kubelet mounts are the ones containerd hands to runc). Images are imported into the
+// node's containerd from archives built here (images.ts); nothing is ever pulled.
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { CaFiles, CertificateFactory } from "../harness/certs";
+import { writeKubeconfig } from "../harness/kubeconfig";
+import { read } from "../harness/plan";
+import { ManagedProcess, ProcessSupervisor } from "../harness/processes";
+import { waitFor } from "../harness/wait";
+import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "./node-config";
+
+/** The programs a node runs. */
+export interface NodeBinaries {
+    containerd: string;
+    ctr: string;
+    /** containerd finds its runc shim on PATH, so the shim's directory goes there. */
+    "containerd-shim-runc-v2": string;
+    kubelet: string;
+    "kube-proxy": string;
+}
+
+/** What a node needs to know of its cluster. */
+export interface NodeClusterAccess {
+    /** The API server as the node reaches it (the network's gateway address). */
+    server: string;
+    ca: CaFiles;
+}
+
+/** A running node. */
+export class RealNode {
+    readonly processes: ManagedProcess[] = [];
+    private readonly paths: ReturnType<typeof nodePaths>;
+
+    constructor(
+        readonly layout: NodeLayout,
+        readonly netns: string,
+        private readonly bins: NodeBinaries,
+        private readonly supervisor: ProcessSupervisor,
+    ) {
+        this.paths = nodePaths(layout.dir);
+    }
+
+    get name(): string {
+        return this.layout.name;
+    }
+
+    /** A process in the node's network namespace. */
+    private startIn(name: string, command: string, args: string[]): ManagedProcess {
+        const p = this.supervisor.start({
+            name: `${this.name}-${name}`,
+            command: "/usr/bin/nsenter",
+            args: [`--net=/run/netns/${this.netns}`, command, ...args],
+            env: { PATH: `${path.dirname(this.bins["containerd-shim-runc-v2"])}:/usr/sbin:/usr/bin:/sbin:/bin` },
+        });
+        this.processes.push(p);
+        return p;
+    }
+
+    /** Writes the node's files and its credentials (kubelet: system:node:<name>; kube-proxy: system:kube-proxy). */
+    async prepare(cluster: NodeClusterAccess): Promise<void> {
+        const l = this.layout;
+        const p = this.paths;
+        for (const d of [p.containerdRoot, p.containerdState, p.cniConfDir, p.cniDataDir, p.kubeletRoot, p.podLogs, p.volumes]) fs.mkdirSync(d, { recursive: true });
+        fs.writeFileSync(p.containerdConfig, containerdConfig(l));
+        fs.writeFileSync(path.join(p.cniConfDir, "10-kamino.conflist"), cniConfig(l));
+        // Pods' resolv.conf gets the cluster DNS from the kubelet; this is only the node's own (no upstream here).
+        fs.writeFileSync(p.resolvConf, "nameserver 127.0.0.1\n");
+        const certs = new CertificateFactory(path.join(l.dir, "pki"));
+        const [kubelet, serving, proxy] = await Promise.all([
+            certs.leaf("kubelet", cluster.ca, { commonName: `system:node:${l.name}`, organizations: ["system:nodes"], usages: ["clientAuth"] }),
+            certs.leaf("kubelet-serving", cluster.ca, { commonName: l.name, dnsNames: [l.name], ipAddresses: [l.ip], usages: ["serverAuth"] }),
+            certs.leaf("kube-proxy", cluster.ca, { commonName: "system:kube-proxy", usages: ["clientAuth"] }),
+        ]);
+        const caPem = read(cluster.ca.cert);
+        writeKubeconfig(p.kubeletKubeconfig, { name: l.name, server: cluster.server, caPem, certPem: read(kubelet.cert), keyPem: read(kubelet.key) });
+        writeKubeconfig(p.kubeProxyKubeconfig, { name: l.name, server: cluster.server, caPem, certPem: read(proxy.cert), keyPem: read(proxy.key) });
+        fs.writeFileSync(p.kubeletConfig, kubeletConfig(l, { clientCaFile: cluster.ca.cert, tlsCertFile: serving.cert, tlsPrivateKeyFile: serving.key }));
+        fs.writeFileSync(p.kubeProxyConfig, kubeProxyConfig(l));
+        // The kubelet checks that its cgroup root exists in every hierarchy.
+        for (const h of cgroupHierarchies()) fs.mkdirSync(path.join(h, l.cgroupRoot), { recursive: true });
+    }
+
+    /** Starts containerd and waits until it answers. */
+    async startRuntime(timeoutMs: number): Promise<void> {
+        const containerd = this.startIn("containerd", this.bins.containerd, ["--config", this.paths.containerdConfig, "--log-level", "warn"]);
+        await waitFor(`${this.name}: containerd`, async () => (this.ctr(["version"]), true), { timeoutMs, intervalMs: 250, watch: [containerd] });
+    }
+
+    /** `ctr` against this node's containerd, in the CRI's namespace. */
+    ctr(args: string[]): string {
+        return execFileSync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    }
+
+    /** Imports image archives (images.ts) under the names they carry. */
+    importImages(archives: string[]): void {
+        for (const a of archives) this.ctr(["images", "import", a]);
+    }
+
+    /** Starts the kubelet and kube-proxy. */
+    startKubernetes(): void {
+        const l = this.layout;
+        const labels = Object.entries(l.labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(",");
+        this.startIn("kubelet", this.bins.kubelet, [
+            `--config=${this.paths.kubeletConfig}`,
+            `--kubeconfig=${this.paths.kubeletKubeconfig}`,
+            `--root-dir=${this.paths.kubeletRoot}`,
+            `--hostname-override=${l.name}`,
+            `--node-ip=${l.ip}`,
+            ...(labels ? [`--node-labels=${labels}`] : []),
+            "--v=1",
+        ]);
+        this.startIn("kube-proxy", this.bins["kube-proxy"], [`--config=${this.paths.kubeProxyConfig}`, "--v=1"]);
+    }
+}
+
+/** Mount points of this machine's cgroup v1 hierarchies (and the v2 one, where mounted). */
+export function cgroupHierarchies(): string[] {
+    return read("/proc/self/mounts")
+        .split("\n")
+        .map((l) => l.split(" "))
+        .filter((f) => f[2] === "cgroup" || f[2] === "cgroup2")
+        .map((f) => f[1]);
+}

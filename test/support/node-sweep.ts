@@ -1,0 +1,144 @@
+// Removes what the real-node test clusters (test/cluster/nodes) made on this machine, by the run's
+// tag that every one of their names carries: container processes and shims, mounts (overlay root
+// filesystems, volumes, pinned network namespaces), network namespaces, the bridge and veth
+// interfaces, cgroups, and the directories. Their iptables rules live in the nodes' network
+// namespaces and go with them. Called by a cluster's own stop, and by the process reaper after a
+// jest run and when jest is interrupted, so nothing is left even when a test never reached its
+// teardown.
+import { execFileSync } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+/** The 5-hex-digit tag of a run id (KAMINO_TEST_RUN), or of this process where there is none. */
+export function runTag(runId = process.env.KAMINO_TEST_RUN ?? `pid-${process.pid}`): string {
+    return crypto.createHash("sha256").update(runId).digest("hex").slice(0, 5);
+}
+
+/** The directory every real-node cluster of a run keeps its files under. */
+export const runRoot = (tag: string) => path.join(os.tmpdir(), `km${tag}`);
+
+/** What was left, and removed. */
+export interface SweepReport {
+    killed: number;
+    unmounted: number;
+    netns: string[];
+    links: string[];
+    cgroups: number;
+}
+
+const quiet = (cmd: string, args: string[]) => {
+    try {
+        return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    } catch {
+        return "";
+    }
+};
+
+/** Processes in a cgroup of the scope (containers) or naming its directory (containerd, shims). */
+function runProcesses(scope: string, root: string): number[] {
+    const found: number[] = [];
+    for (const name of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+        try {
+            const cgroups = fs.readFileSync(`/proc/${name}/cgroup`, "utf8");
+            const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
+            if (cgroups.includes(`/kmb${scope}`) || cmdline.includes(`${root}/`)) found.push(Number(name));
+        } catch {
+            // exited meanwhile
+        }
+    }
+    return found;
+}
+
+/** Mount points under the run's directory, deepest first. */
+function runMounts(root: string): string[] {
+    return fs
+        .readFileSync("/proc/self/mountinfo", "utf8")
+        .split("\n")
+        .map((l) => l.split(" ")[4])
+        .filter((m): m is string => !!m && (m === root || m.startsWith(`${root}/`)))
+        .sort((a, b) => b.length - a.length);
+}
+
+/** Removes every cgroup directory under `dir`, deepest first; returns how many. */
+function removeCgroupTree(dir: string): number {
+    let n = 0;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) n += removeCgroupTree(path.join(dir, e.name));
+    try {
+        fs.rmdirSync(dir);
+        return n + 1;
+    } catch {
+        return n;
+    }
+}
+
+/**
+ * Removes everything of run `tag`, or only of its network `network` (2 hex digits: NodeNetwork's
+ * index), whose names all start with `km<tag><network>`. Never throws; says what it found.
+ */
+export function sweepRealNodes(tag: string, network = "", opts: { dryRun?: boolean } = {}): SweepReport {
+    if (opts.dryRun) return findRealNodes(tag, network);
+    const scope = `${tag}${network}`;
+    const root = network ? path.join(runRoot(tag), network) : runRoot(tag);
+    const report: SweepReport = { killed: 0, unmounted: 0, netns: [], links: [], cgroups: 0 };
+    for (let round = 0; round < 5; round++) {
+        const pids = runProcesses(scope, root);
+        if (!pids.length) break;
+        for (const pid of pids) {
+            try {
+                process.kill(pid, "SIGKILL");
+                report.killed++;
+            } catch {
+                // gone
+            }
+        }
+        execFileSync("sleep", ["0.2"]);
+    }
+    for (const m of runMounts(root)) {
+        quiet("umount", ["-l", m]);
+        report.unmounted++;
+    }
+    for (const ns of quiet("ip", ["netns", "list"]).split("\n").map((l) => l.split(" ")[0])) {
+        if (ns.startsWith(`km${scope}`)) {
+            quiet("ip", ["netns", "delete", ns]);
+            report.netns.push(ns);
+        }
+    }
+    for (const line of quiet("ip", ["-o", "link", "show"]).split("\n")) {
+        const name = /^\d+:\s+([^:@]+)/.exec(line)?.[1];
+        if (name && (name.startsWith(`kmb${scope}`) || name.startsWith(`kmv${scope}`))) {
+            quiet("ip", ["link", "delete", name]);
+            report.links.push(name);
+        }
+    }
+    for (const h of fs.readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" "))) {
+        if (h[2] !== "cgroup" && h[2] !== "cgroup2") continue;
+        for (const e of fs.existsSync(h[1]) ? fs.readdirSync(h[1]) : []) if (e.startsWith(`kmb${scope}`)) report.cgroups += removeCgroupTree(path.join(h[1], e));
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+    return report;
+}
+
+/** What a sweep would find, removing nothing. */
+export function findRealNodes(tag: string, network = ""): SweepReport {
+    const scope = `${tag}${network}`;
+    const root = network ? path.join(runRoot(tag), network) : runRoot(tag);
+    const netns = quiet("ip", ["netns", "list"])
+        .split("\n")
+        .map((l) => l.split(" ")[0])
+        .filter((ns) => ns.startsWith(`km${scope}`));
+    const links = quiet("ip", ["-o", "link", "show"])
+        .split("\n")
+        .map((line) => /^\d+:\s+([^:@]+)/.exec(line)?.[1])
+        .filter((n): n is string => !!n && (n.startsWith(`kmb${scope}`) || n.startsWith(`kmv${scope}`)));
+    let cgroups = 0;
+    for (const h of fs.readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" "))) {
+        if ((h[2] === "cgroup" || h[2] === "cgroup2") && fs.existsSync(h[1])) cgroups += fs.readdirSync(h[1]).filter((e) => e.startsWith(`kmb${scope}`)).length;
+    }
+    return { killed: runProcesses(scope, root).length, unmounted: runMounts(root).length, netns, links, cgroups };
+}
+
+/** True when the report found nothing at all. */
+export const sweptNothing = (r: SweepReport) => r.killed + r.unmounted + r.netns.length + r.links.length + r.cgroups === 0;
