@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, GkeClusterConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
+import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -12,7 +12,7 @@ import { IrisClusterInterpreter } from "./karmada/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { KARMADA_API_PORT, reserveKarmadaAddress } from "./karmada/api-endpoint";
+import { publishedInstall } from "./karmada/api-endpoint";
 import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
@@ -203,12 +203,12 @@ export class Fleet extends pulumi.ComponentResource {
                           ...(host.provider === "kind"
                               ? { kind: { apiServerNodePort: k.apiServerNodePort, apiServerHostPort: k.apiServerHostPort, hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane` } }
                               : {
-                                    published: {
-                                        host: host.provider === "gke" ? reserveKarmadaAddress(host as GkeClusterConfig, this) : endpoint!.host,
-                                        port: endpoint?.port ?? KARMADA_API_PORT,
-                                        authorizedNetworks: k.authorizedNetworks ?? [],
-                                        etcd: k.etcd ?? {},
-                                    },
+                                    published: publishedInstall(cfg, endpoint, {
+                                        gcpProvider: hostCluster.gcpProvider,
+                                        // Pull members with private nodes: their agents dial Karmada from these addresses.
+                                        egress: Object.values(this.clusters).flatMap((c) => (!c.config.karmadaHost && c.config.syncMode === "Pull" && c.egressAddresses ? [c.egressAddresses] : [])),
+                                        parent: this,
+                                    }),
                                 }),
                       },
                   }

@@ -12,6 +12,7 @@ import { Fleet, FleetArgs } from "./fleet";
 import { KARMADA_KUBECTL, RunningWaiter } from "./live/iris-running";
 import { DiscoveryLookup, liveDiscovery, ManifestKindError, manifestKindProblems, needsManifestKindCheck } from "./checks/manifest-kinds";
 import { assertPreflight, PreflightEnvironment, PreflightError, systemPreflightEnvironment } from "./checks/preflight";
+import { BackendSources, currentBackendUrl, stateBackendWarning, systemBackendSources } from "./checks/state-backend";
 
 /** How the stack reaches the outside world; every field has a real default. */
 export interface KaminoStackOptions extends ConfigEnvironment {
@@ -36,6 +37,8 @@ export interface KaminoStackOptions extends ConfigEnvironment {
     liveMembers?: FleetArgs["liveMembers"];
     /** How `up` waits for Pull members' agents; the default polls the Karmada API. */
     agentReadyWaiter?: FleetArgs["agentReadyWaiter"];
+    /** Where the state backend's URL is read from; the default is this process's environment and files. */
+    backendSources?: BackendSources;
 }
 
 /**
@@ -57,6 +60,10 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
             const problems = await manifestKindProblems(config.manifests, discover);
             if (problems.length > 0) throw new ManifestKindError(problems);
         }
+        // Once per run, before anything: a cloud Karmada whose state sits in a file on this machine.
+        const installsOn = config.karmada.existingKubeconfigPath === undefined ? config.clusters.find((c) => c.karmadaHost)?.provider : undefined;
+        const backendWarning = stateBackendWarning(currentBackendUrl(opts.backendSources ?? systemBackendSources()), installsOn);
+        if (backendWarning) pulumi.log.warn(backendWarning);
         const existingKarmadaVersion = needsExistingKarmadaVersion(config) ? await (opts.existingKarmadaVersion ?? liveExistingKarmadaVersion)(config) : undefined;
         if (needsExistingKarmadaVersion(config) && !existingKarmadaVersion) throw new ConfigError([agentImageProblem]);
         return buildStack(config, { ...opts, knownKarmadaVersion: existingKarmadaVersion });

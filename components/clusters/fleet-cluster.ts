@@ -2,7 +2,7 @@
 // the step of the Fleet that turns a cluster's config into a provider, a kubeconfig and IKO.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, FleetConfig } from "../config";
+import { ClusterConfig, FleetConfig, gkePrivateNodes } from "../config";
 import { RegistryCredentials } from "../common/secret-data";
 import { Cilium } from "./cilium";
 import { ExistingCluster } from "./existing-cluster";
@@ -25,6 +25,10 @@ export interface FleetCluster {
     /** Karmada region and zones. */
     region?: string;
     zones?: string[];
+    /** A GKE cluster's GCP provider (its project), for GCP resources beside it. */
+    gcpProvider?: pulumi.ProviderResource;
+    /** A GKE cluster with private nodes: the reserved addresses its traffic leaves from. */
+    egressAddresses?: pulumi.Output<string[]>;
     /** Its CNI, on kind clusters. */
     cilium?: Cilium;
     /** Its IKO release. */
@@ -76,11 +80,25 @@ export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: Fl
                     network: c.network,
                     subnetwork: c.subnetwork,
                     releaseChannel: c.releaseChannel,
-                    authorizedNetworks: c.authorizedNetworks,
+                    authorizedNetworks: c.authorizedNetworks ?? [],
+                    nodeLocations: c.nodeLocations,
+                    privateNodes: gkePrivateNodes(c, cfg.clusters),
+                    natAddresses: c.natAddresses,
+                    deletionProtection: c.deletionProtection ?? cfg.protect,
                 },
                 opts,
             );
-            return { config: c, provider: gke.provider, kubeconfig: gke.kubeconfig, apiEndpoint: gke.apiEndpoint, lifecycle: gke.cluster, region: gke.region, zones: gke.zones };
+            return {
+                config: c,
+                provider: gke.provider,
+                kubeconfig: gke.kubeconfig,
+                apiEndpoint: gke.apiEndpoint,
+                lifecycle: gke.cluster,
+                region: gke.region,
+                zones: gke.zones,
+                gcpProvider: gke.gcpProvider,
+                egressAddresses: gke.egressAddresses,
+            };
         }
         case "existing": {
             const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);

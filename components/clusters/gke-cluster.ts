@@ -25,8 +25,16 @@ export interface GkeClusterArgs {
     subnetwork?: string;
     /** GKE release channel. */
     releaseChannel: string;
-    /** CIDRs allowed to reach the control plane; include the egress IP of the machine running Karmada. */
-    authorizedNetworks?: string[];
+    /** CIDRs allowed to reach the control plane (required by the config): this machine, and the machine running Karmada for a Push member. */
+    authorizedNetworks: string[];
+    /** Zones of the nodes; GKE's default (three zones of a regional cluster's region, a zonal cluster's zone) when unset. */
+    nodeLocations?: string[];
+    /** Nodes without public addresses, their egress through Cloud NAT on `natAddresses` reserved addresses (gke-egress.ts). */
+    privateNodes?: boolean;
+    /** Reserved egress addresses when `privateNodes`. */
+    natAddresses?: number;
+    /** GKE refuses to delete the cluster while this is on (`kamino:protect`); on unless said otherwise. */
+    deletionProtection?: boolean;
 }
 
 /** Karmada's region and zones for a GKE location. */
@@ -52,13 +60,17 @@ export class GkeCluster extends pulumi.ComponentResource {
     public readonly region: string;
     /** Karmada `Cluster.spec.zones` (zonal clusters). */
     public readonly zones?: string[];
+    /** The GCP provider of the cluster's project, for other GCP resources beside it. */
+    public readonly gcpProvider: pulumi.ProviderResource;
+    /** With private nodes: the reserved addresses their traffic leaves from. */
+    public readonly egressAddresses?: pulumi.Output<string[]>;
 
     constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:GkeCluster", name, {}, opts);
         const topo = gkeTopology(args.region, args.zone);
         this.region = topo.region;
         this.zones = topo.zones;
-        const gcpProvider = new gcp.Provider(`${name}-gcp`, { project: args.project }, { parent: this });
+        const gcpProvider = (this.gcpProvider = new gcp.Provider(`${name}-gcp`, { project: args.project }, { parent: this }));
         const onGcp = { parent: this, provider: gcpProvider };
 
         this.cluster = new gcp.container.Cluster(
@@ -70,8 +82,8 @@ export class GkeCluster extends pulumi.ComponentResource {
                 // The default pool cannot be changed without recreating the cluster: drop it, manage our own.
                 removeDefaultNodePool: true,
                 initialNodeCount: 1,
-                // Otherwise `pulumi destroy` cannot delete the cluster.
-                deletionProtection: false,
+                // On, GKE refuses to delete the cluster: `kamino:protect: false` and an `up` first (docs/production.md).
+                deletionProtection: args.deletionProtection ?? true,
                 releaseChannel: { channel: args.releaseChannel },
                 workloadIdentityConfig: { workloadPool: `${args.project}.svc.id.goog` },
                 datapathProvider: "ADVANCED_DATAPATH",
@@ -79,18 +91,29 @@ export class GkeCluster extends pulumi.ComponentResource {
                 ipAllocationPolicy: {},
                 network: args.network,
                 subnetwork: args.subnetwork,
-                ...(args.authorizedNetworks
-                    ? { masterAuthorizedNetworksConfig: { cidrBlocks: args.authorizedNetworks.map((cidrBlock) => ({ cidrBlock })) } }
-                    : {}),
+                masterAuthorizedNetworksConfig: { cidrBlocks: args.authorizedNetworks.map((cidrBlock) => ({ cidrBlock })) },
+                nodeLocations: args.nodeLocations,
+                // The control plane keeps its public endpoint (behind the authorized networks); nodes get no public address.
+                ...(args.privateNodes ? { privateClusterConfig: { enablePrivateNodes: true, enablePrivateEndpoint: false } } : {}),
             },
             onGcp,
         );
+        if (args.privateNodes) {
+            const { GkeEgressNat } = require("./gke-egress") as typeof import("./gke-egress");
+            const nat = new GkeEgressNat(
+                `${name}-egress`,
+                { gcpProvider, project: args.project, region: topo.region, network: args.network, subnetwork: args.subnetwork, namePrefix: args.clusterName, addresses: args.natAddresses ?? 1 },
+                { parent: this },
+            );
+            this.egressAddresses = nat.addresses;
+        }
         this.nodePool = new gcp.container.NodePool(
             `${name}-nodes`,
             {
                 project: args.project,
                 cluster: this.cluster.name,
                 location: this.cluster.location,
+                // No nodeLocations: the pool takes the cluster's.
                 nodeCount: args.nodeCount,
                 management: { autoRepair: true, autoUpgrade: true },
                 nodeConfig: {

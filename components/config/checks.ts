@@ -10,6 +10,7 @@ import { checkFailoverPlacements } from "./failover";
 import { checkManifests } from "./manifests";
 import { checkSecretSource, secretSourceKeys } from "./secrets";
 import { checkKarmadaEtcd, checkKarmadaHost } from "./karmada-host";
+import { checkEtcdBackup, checkEtcdZones } from "./karmada-etcd";
 import { checkSyncModes } from "./sync-mode";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
@@ -92,6 +93,20 @@ export function checkGkeClusters(cfg: CheckedConfig): Problem[] {
         }
         if (c.zones !== undefined) {
             problems.push({ path: at("zones"), reason: "not used for gke clusters; the Karmada zone comes from 'zone'", fix: "remove 'zones'" });
+        }
+        const region = c.region ?? c.zone?.replace(/-[a-z]$/, "");
+        (c.nodeLocations ?? []).forEach((z, j) => {
+            if (region !== undefined && z.replace(/-[a-z]$/, "") !== region) {
+                problems.push({ path: ["clusters", i, "nodeLocations", j], reason: `is not a zone of the cluster's region ${region}`, fix: `list zones of ${region}, e.g. ${region}-b` });
+            }
+        });
+        // The control plane is on the Internet: who may reach it is the stack's to say, as for Karmada's API.
+        if (!c.authorizedNetworks || c.authorizedNetworks.length === 0) {
+            problems.push({
+                path: at("authorizedNetworks"),
+                reason: `nothing limits who may reach the control plane of '${c.name}' (GKE's master authorized networks)`,
+                fix: `pulumi config set --path '${CONFIG_NAMESPACE}:clusters[${i}].authorizedNetworks[0]' <CIDR>: this machine or CI${c.karmadaHost ? "" : ", and the Karmada host's egress when the member joins by Push"}`,
+            });
         }
     });
     return problems;
@@ -205,6 +220,8 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkHostCount,
     checkKarmadaHost,
     checkKarmadaEtcd,
+    checkEtcdZones,
+    checkEtcdBackup,
     checkHasMember,
     checkKindNameLength,
     checkGkeClusters,

@@ -28,6 +28,13 @@ export const DEFAULTS = {
     karmadaHostedChartVersion: "v1.18.2",
     /** Size of each etcd member's volume under a Karmada that is not on kind. */
     karmadaEtcdVolumeSize: "8Gi",
+    /** Daily, at a quiet minute: defragmentation of a small database takes well under a second per member. */
+    karmadaEtcdDefragSchedule: "17 3 * * *",
+    /** Hourly: what a restore loses is at most an hour of Karmada's own decisions (where it moved things). */
+    karmadaEtcdBackupSchedule: "23 * * * *",
+    karmadaEtcdBackupRetentionDays: 30,
+    /** Google's Cloud SDK image (gcloud, a shell); `slim` leaves out the emulators and extra components. */
+    karmadaEtcdBackupUploaderImage: "gcr.io/google.com/cloudsdktool/google-cloud-cli:slim",
     karmadaChartRepo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts",
     /** The chart's default (bitnami/kubectl) was withdrawn in 2025; this image has bash and kubectl. */
     karmadaKubectlImage: "bitnamisecure/kubectl",

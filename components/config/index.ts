@@ -32,7 +32,8 @@ export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
-export { checkKarmadaHost, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
+export { checkKarmadaHost, gkePrivateNodes, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
+export { checkEtcdBackup, checkEtcdZones, gkeNodeZones, GKE_DEFAULT_REGIONAL_ZONES } from "./karmada-etcd";
 export type { Endpoint } from "./karmada-host";
 export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
 export { SECRET_KEYS } from "./secrets";
@@ -94,7 +95,10 @@ export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironm
     const cfg = parsed as unknown as FleetConfig;
     // A Karmada installed off kind runs the version the loopback fleet proves, unless the stack names one.
     const stated = (input.karmada as { chartVersion?: unknown } | undefined)?.chartVersion;
-    if (stated === undefined && cfg.clusters.some((c) => c.karmadaHost && c.provider !== "kind")) cfg.karmada.chartVersion = DEFAULTS.karmadaHostedChartVersion;
+    const offKind = cfg.clusters.some((c) => c.karmadaHost && c.provider !== "kind");
+    if (stated === undefined && offKind) cfg.karmada.chartVersion = DEFAULTS.karmadaHostedChartVersion;
+    // Where Karmada's state is worth keeping, it is protected unless the stack says otherwise; kind stacks destroy freely.
+    cfg.protect = (input.protect as boolean | undefined) ?? offKind;
     if (cfg.manifests.length > 0) {
         // The checks read the files already; this keeps what they read, so the Fleet never reads them.
         if (!env.readFile) throw new Error(`loadFleetConfig needs env.readFile to read ${CONFIG_NAMESPACE}:manifests`);

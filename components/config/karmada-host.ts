@@ -57,6 +57,16 @@ export function isCidr(text: string): boolean {
 /** A CIDR that lets every address in. */
 export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.trim());
 
+/**
+ * Whether a gke cluster gets private nodes behind Cloud NAT on reserved addresses: as the stack says,
+ * and by default for the members of a Karmada hosted off kind, whose agents must stay inside
+ * `authorizedNetworks` when GKE recreates their nodes. Members of a kind host keep public nodes.
+ */
+export function gkePrivateNodes(c: { provider: string; karmadaHost: boolean; privateNodes?: boolean }, clusters: { provider: string; karmadaHost: boolean }[]): boolean {
+    if (c.provider !== "gke") return false;
+    return c.privateNodes ?? (!c.karmadaHost && clusters.some((h) => h.karmadaHost && h.provider !== "kind"));
+}
+
 /** `kamino:karmada.etcd` only where Kamino runs its etcd: under a Karmada it installs off kind. */
 export function checkKarmadaEtcd(cfg: CheckedConfig): Problem[] {
     const k = cfg.karmada;

@@ -34,6 +34,30 @@ const memberAccessSchema = z
     .default("narrow")
     .transform((a) => (typeof a === "string" ? { mode: a, extraRules: [] } : a));
 
+const cronSchedule = z
+    .string()
+    .regex(/^\S+( \S+){4}$/, withFix("must be a cron schedule of five fields", "write minute hour day-of-month month day-of-week, e.g. '17 3 * * *' for 03:17 every day"));
+
+/** Scheduled snapshots of Kamino's etcd to a GCS bucket Kamino makes (components/karmada/etcd-backup.ts). */
+const backupSchema = z
+    .object({
+        /** On by default on a gke host; false makes no bucket and no Job. */
+        enabled: z.boolean().default(true),
+        schedule: cronSchedule.default(DEFAULTS.karmadaEtcdBackupSchedule),
+        /** Snapshots (and their older versions) are deleted this many days after they are written. */
+        retentionDays: z
+            .number({ invalid_type_error: withFix("must be a number of days", "write a whole number, e.g. 30") })
+            .int(withFix("must be a whole number of days", "round it"))
+            .min(1, withFix("must be at least 1 day", "keep snapshots for 1 day or more, e.g. 30"))
+            .max(3650, withFix("must be at most 3650 days", "use 3650 or less"))
+            .default(DEFAULTS.karmadaEtcdBackupRetentionDays),
+        /** An image with a shell and gcloud, for the upload. */
+        uploaderImage: z.string().min(1).default(DEFAULTS.karmadaEtcdBackupUploaderImage),
+        /** The bucket's location; default: the multi-region of the host's region (EU, US, ASIA), so a region's loss keeps the snapshots. */
+        location: z.string().regex(/^[A-Za-z0-9-]+$/, withFix("must be a GCS location such as EU or europe-west1", "use a location that 'gcloud storage buckets create --help' lists")).optional(),
+    })
+    .strict();
+
 /** Kamino's etcd for a Karmada it installs off kind (components/karmada/etcd-cluster.ts). */
 const etcdSchema = z
     .object({
@@ -45,8 +69,16 @@ const etcdSchema = z
             .string()
             .regex(/^[1-9][0-9]*(Mi|Gi|Ti)$/, withFix("must be a size such as 8Gi", "write a whole number with Mi, Gi or Ti, e.g. 8Gi"))
             .optional(),
-        /** StorageClass of the members' volumes; the host's default when unset. */
+        /** StorageClass of the members' volumes; Kamino's Retain class on a gke host, the host's default elsewhere, when unset. */
         storageClass: z.string().min(1).optional(),
+        /** One member per zone (`required`, the default), or only where the host has zones enough (`preferred`). */
+        zoneSpread: z
+            .enum(["required", "preferred"], { errorMap: () => ({ message: withFix("must be required or preferred", "use required (one member per zone; the default) or preferred (a host with fewer zones than members)") }) })
+            .optional(),
+        /** When the defragmentation Job runs (cron, the host's time zone). */
+        defragSchedule: cronSchedule.default(DEFAULTS.karmadaEtcdDefragSchedule),
+        /** Snapshots to a bucket Kamino makes, on a gke host. */
+        backup: backupSchema.optional(),
     })
     .strict();
 

@@ -11,10 +11,12 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const CONFIG_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const IPV4_CIDR = /^\d+\.\d+\.\d+\.\d+\/\d+$/;
+const GCP_ZONE = /^[a-z]+-[a-z]+\d+-[a-z]$/;
 
 export { FIX_MARK, withFix } from "./fix";
 
 const LABEL_VALUE_FIX = "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+const GCP_ZONE_MESSAGE = withFix("must be a GCP zone such as us-central1-a", "use a zone that 'gcloud compute zones list' shows");
 const CIDR_MESSAGE = withFix("must be an IPv4 CIDR", "write it as address/prefix, e.g. 10.244.0.0/16");
 const CONFIG_MAP_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes ConfigMap name)", "use lower-case letters, digits, '-' and '.'");
 const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -76,17 +78,25 @@ const gkeCluster = z
         provider: z.literal("gke"),
         project: z.string().min(1, withFix("is required for a gke cluster", "set the GCP project ID")).optional(),
         /** A single zone makes a zonal cluster; set either this or `region` (a regional cluster). */
-        zone: z
-            .string()
-            .regex(/^[a-z]+-[a-z]+\d+-[a-z]$/, withFix("must be a GCP zone such as us-central1-a", "use a zone that 'gcloud compute zones list' shows"))
-            .optional(),
+        zone: z.string().regex(GCP_ZONE, GCP_ZONE_MESSAGE).optional(),
         nodeCount: z.number().int().min(1).max(100).default(DEFAULTS.gkeNodeCount),
         machineType: z.string().min(1).default(DEFAULTS.gkeMachineType),
         network: z.string().min(1).optional(),
         subnetwork: z.string().min(1).optional(),
         releaseChannel: z.enum(["RAPID", "REGULAR", "STABLE", "EXTENDED"]).default(DEFAULTS.gkeReleaseChannel),
-        /** CIDRs allowed to reach the control plane: this machine, and Karmada when it calls this cluster (Push). */
+        /** CIDRs allowed to reach the control plane: this machine, and Karmada when it calls this cluster (Push); required. */
         authorizedNetworks: z.array(z.string().regex(IPV4_CIDR, CIDR_MESSAGE)).optional(),
+        /** Zones of the nodes: for a regional cluster, GKE's three by default; for a zonal one, zones added to its own. */
+        nodeLocations: z.array(z.string().regex(GCP_ZONE, GCP_ZONE_MESSAGE)).min(1).optional(),
+        /**
+         * Nodes without public addresses, their egress through Cloud NAT on reserved addresses (added to
+         * `kamino:karmada.authorizedNetworks` for a Pull member). Default: on for members of a Karmada off kind.
+         */
+        privateNodes: z.boolean().optional(),
+        /** Reserved egress addresses of that Cloud NAT; one serves about a thousand nodes. */
+        natAddresses: z.number().int().min(1).max(16).default(1),
+        /** GKE's deletion protection; default `kamino:protect`. */
+        deletionProtection: z.boolean().optional(),
     })
     .strict();
 
@@ -281,6 +291,11 @@ export const KEY_SCHEMAS = {
     configMaps: z.array(configMapSchema).default([]),
     manifests: z.array(manifestSchema).default([]),
     testing: testingSchema,
+    /**
+     * `protect` on what holds Karmada's state (etcd, its namespace and certificates, the backup bucket)
+     * and GKE's deletion protection; default: on when Karmada is hosted off kind (resolved in loadFleetConfig).
+     */
+    protect: z.boolean().optional(),
 } as const;
 
 export type KindClusterConfig = z.infer<typeof kindCluster>;
@@ -312,6 +327,8 @@ export interface FleetConfig {
     /** `kamino:manifests`, each with the objects of its file, parsed and defaulted (config/manifests.ts). */
     manifests: ManifestConfig[];
     testing: { skipAwait: boolean };
+    /** Protection of the control plane's state and of the GKE clusters (see KEY_SCHEMAS.protect). */
+    protect: boolean;
 }
 
 /** One object of a manifest file, as Kamino creates it in the Karmada API. */

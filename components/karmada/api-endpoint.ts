@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { isIP } from "net";
 import { APISERVER_POD_LABELS } from "./chart-values";
 import { withServer } from "../common/kubeconfig";
-import { GkeClusterConfig } from "../config";
+import { DEFAULTS, Endpoint, FleetConfig, GkeClusterConfig } from "../config";
+import type { KarmadaHelmInstall } from "./control-plane";
 
 /** Name of Kamino's load balancer Service in the host's `karmada-system`. */
 export const PUBLIC_SERVICE_NAME = "karmada-apiserver-public";
@@ -42,6 +43,8 @@ export interface KarmadaStaticAddressArgs {
     region: string;
     /** Name of the address in GCP. */
     addressName: string;
+    /** The host's GCP provider (its project): the stack disables the default gcp provider. */
+    gcpProvider?: pulumi.ProviderResource;
 }
 
 /** A static regional external IP address for the Karmada API on a GKE host, reserved before the chart installs. */
@@ -64,7 +67,7 @@ export class KarmadaStaticAddress extends pulumi.ComponentResource {
                 networkTier: "PREMIUM",
                 description: "The Karmada API's load balancer (Kamino)",
             },
-            { parent: this },
+            { parent: this, provider: args.gcpProvider },
         );
         this.address = reserved.address;
         this.registerOutputs({ address: this.address });
@@ -72,7 +75,40 @@ export class KarmadaStaticAddress extends pulumi.ComponentResource {
 }
 
 /** The static regional address of a GKE host's Karmada API, in the host's project and region (reserved beside the cluster). */
-export function reserveKarmadaAddress(host: GkeClusterConfig, parent: pulumi.Resource): pulumi.Output<string> {
+export function reserveKarmadaAddress(host: GkeClusterConfig, gcpProvider: pulumi.ProviderResource | undefined, parent: pulumi.Resource): pulumi.Output<string> {
     const region = host.region ?? host.zone!.replace(/-[a-z]$/, "");
-    return new KarmadaStaticAddress("karmada-address", { project: host.project!, region, addressName: `${host.name}-karmada-api` }, { parent }).address;
+    return new KarmadaStaticAddress("karmada-address", { project: host.project!, region, addressName: `${host.name}-karmada-api`, gcpProvider }, { parent }).address;
+}
+
+/** Backups of a gke host's etcd when the stack says nothing of them. */
+const DEFAULT_BACKUP = {
+    enabled: true,
+    schedule: DEFAULTS.karmadaEtcdBackupSchedule,
+    retentionDays: DEFAULTS.karmadaEtcdBackupRetentionDays,
+    uploaderImage: DEFAULTS.karmadaEtcdBackupUploaderImage,
+};
+
+/**
+ * Off kind: the load balancer's address and allowed ranges, Kamino's etcd under the chart and, on a
+ * gke host, its GCP side. The ranges are the stack's, and the reserved egress addresses given
+ * (those of the private members that join by Pull, whose agents dial Karmada from there).
+ */
+export function publishedInstall(
+    cfg: FleetConfig,
+    endpoint: Endpoint | undefined,
+    at: { gcpProvider?: pulumi.ProviderResource; egress: pulumi.Output<string[]>[]; parent: pulumi.Resource },
+): NonNullable<KarmadaHelmInstall["published"]> {
+    const host = cfg.clusters.find((c) => c.karmadaHost)!;
+    const k = cfg.karmada;
+    const gke = host.provider === "gke" ? host : undefined;
+    const { backup, ...etcd } = k.etcd ?? { backup: undefined };
+    return {
+        host: gke ? reserveKarmadaAddress(gke, at.gcpProvider, at.parent) : endpoint!.host,
+        port: endpoint?.port ?? KARMADA_API_PORT,
+        authorizedNetworks: pulumi.all(at.egress).apply((ips) => [...(k.authorizedNetworks ?? []), ...ips.flat().map((ip) => `${ip}/32`)]),
+        // Backups are on by default on a gke host: its snapshots go to a bucket beside it.
+        etcd: { ...etcd, backup: gke ? (backup ?? DEFAULT_BACKUP) : undefined },
+        gke: gke ? { gcpProvider: at.gcpProvider!, project: gke.project!, region: gke.region ?? gke.zone!.replace(/-[a-z]$/, ""), hostName: gke.name } : undefined,
+        protect: cfg.protect,
+    };
 }

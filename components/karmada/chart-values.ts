@@ -66,6 +66,11 @@ export function karmadaChartValues(i: KarmadaChartInput): Values {
 
 /** The label the chart's apiserver pods carry, set explicitly so that Kamino's load balancer can select them. */
 export const APISERVER_POD_LABELS = { app: "karmada-apiserver" };
+/**
+ * The aggregated apiserver's label, the chart's default (`karmada.aggregatedApiServer.labels` in
+ * `_helpers.tpl`), set explicitly so that etcd's NetworkPolicy can let it in (etcd-policies.ts).
+ */
+export const AGGREGATED_APISERVER_POD_LABELS = { app: "karmada-aggregated-apiserver" };
 
 /**
  * A Karmada that survives the loss of a node: two of every control-plane component (leader
@@ -79,6 +84,7 @@ export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pul
         etcd: { mode: "external", external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) } },
         ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
         apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
+        aggregatedApiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: AGGREGATED_APISERVER_POD_LABELS },
     };
 }
 
@@ -104,6 +110,7 @@ export const CHART_KEYS = [
     "etcd.external.certs.crt",
     "etcd.external.certs.key",
     "apiServer.labels.app",
+    "aggregatedApiServer.labels.app",
     ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`]),
 ] as const;
 

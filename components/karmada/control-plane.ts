@@ -5,8 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
-import { EtcdSettings } from "./etcd-cluster";
-import { KarmadaEtcd } from "./karmada-etcd";
+import { KarmadaEtcd, KarmadaEtcdArgs } from "./karmada-etcd";
 import { serverOf, withServer } from "../common/kubeconfig";
 import { inheritedDependsOn } from "../common/options";
 import { Values } from "../common/values";
@@ -61,10 +60,14 @@ export interface KarmadaHelmInstall {
         host: pulumi.Input<string>;
         /** The port in the kubeconfig: the load balancer's, or the endpoint's own when it names one. */
         port: number;
-        /** CIDRs that may reach the load balancer. */
-        authorizedNetworks: string[];
-        /** Kamino's etcd under it: members, volume size and StorageClass, each defaulted when not set. */
-        etcd: Partial<EtcdSettings>;
+        /** CIDRs that may reach the load balancer: the stack's, and the reserved egress of private members joined by Pull. */
+        authorizedNetworks: pulumi.Input<string[]>;
+        /** Kamino's etcd under it: members, volumes, spread and Jobs, each defaulted when not set. */
+        etcd: KarmadaEtcdArgs["settings"];
+        /** A gke host: the GCP side of the etcd (Retain StorageClass, backup bucket). */
+        gke?: KarmadaEtcdArgs["gke"];
+        /** `protect` on what holds Karmada's state (`kamino:protect`). */
+        protect?: boolean;
     };
 }
 
@@ -102,9 +105,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
 
     constructor(name: string, args: KarmadaControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaControlPlane", name, {}, opts);
-        if (!!args.helm === !!args.existingKubeconfig) {
-            throw new Error("KarmadaControlPlane needs exactly one of 'helm' and 'existingKubeconfig'");
-        }
+        if (!!args.helm === !!args.existingKubeconfig) throw new Error("KarmadaControlPlane needs exactly one of 'helm' and 'existingKubeconfig'");
 
         if (args.helm) {
             const h = args.helm;
@@ -113,7 +114,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
             // Off kind the chart is installed over a quorum that answers already.
             const etcd = (this.etcd = published
-                ? new KarmadaEtcd(`${name}-etcd`, { hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
+                ? new KarmadaEtcd(`${name}-etcd`, { ...published, hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
                 : undefined);
             this.release = new k8s.helm.v3.Release(
                 `${name}-chart`,
@@ -132,7 +133,8 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                             : karmadaChartValues({ ...chart, kind: h.kind }),
                     timeout: h.timeoutSeconds,
                 },
-                { parent: this, provider: h.hostProvider, dependsOn: etcd ? [etcd] : inheritedDependsOn(opts) },
+                // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
+                { parent: this, provider: h.hostProvider, dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : inheritedDependsOn(opts) },
             );
             // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
             const generated = k8s.core.v1.Secret.get(
@@ -146,7 +148,7 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
                     `${name}-api-lb`,
                     {
                         metadata: { name: PUBLIC_SERVICE_NAME, namespace: KARMADA_SYSTEM_NAMESPACE, labels: KARMADA_SYSTEM_LABELS },
-                        spec: pulumi.output(published.host).apply((host) => loadBalancerSpec({ host, authorizedNetworks: published.authorizedNetworks })),
+                        spec: pulumi.all([published.host, published.authorizedNetworks]).apply(([host, authorizedNetworks]) => loadBalancerSpec({ host, authorizedNetworks })),
                     },
                     { parent: this, provider: h.hostProvider, dependsOn: [this.release] },
                 );

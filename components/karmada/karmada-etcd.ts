@@ -1,12 +1,19 @@
 // KarmadaEtcd: the etcd that Karmada keeps its state in off kind, three members by default
 // (etcd-cluster.ts says why it is Kamino's and not the chart's), with its certificates
-// (etcd-certificates.ts). The chart is then installed with `etcd.mode: external` and the client
+// (etcd-certificates.ts), and what the namespace needs before the chart (etcd-policies.ts): the
+// quota for critical-priority pods, the Service the chart's apiservers wait for, the NetworkPolicy.
+// Then its upkeep: defragmentation, and on a gke host a Retain StorageClass and backups
+// (etcd-jobs.ts, etcd-backup.ts). The chart is installed with `etcd.mode: external` and the client
 // certificate this component outputs. A member count the running etcd cannot take is refused.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { describeError, kubeRequest } from "../live/kube-read";
 import { EtcdCertificates, etcdMemberFiles } from "./etcd-certificates";
+import { EtcdBackup, EtcdBackupSettings } from "./etcd-backup";
+import { ETCD_JOB_CERT_SECRET, etcdDefragCronJobSpec } from "./etcd-jobs";
+import { CRITICAL_PODS_QUOTA, criticalPodsQuotaSpec, etcdNetworkPolicySpec, ETCD_STORAGE_CLASS, etcdStorageClass } from "./etcd-policies";
 import {
+    etcdChartWaitServiceSpec,
     EtcdClientCertificate,
     etcdCertificateHosts,
     etcdClientServiceSpec,
@@ -51,8 +58,26 @@ export interface KarmadaEtcdArgs {
     runningMembers?: RunningEtcdMembers;
     /** The namespace of Karmada's chart, which this component creates (the chart's install finds it there). */
     namespace: string;
-    /** Members, their volumes' size and StorageClass, each defaulted when not set (3 members of 8Gi on the default class). */
-    settings: Partial<EtcdSettings>;
+    /** Members, their volumes' size and StorageClass, the spread and the Jobs, each defaulted when not set (3 members of 8Gi, one per zone). */
+    settings: Partial<EtcdSettings> & {
+        /** Cron schedule of the defragmentation Job. */
+        defragSchedule?: string;
+        /** Snapshots to a bucket, on a gke host (`gke` given). */
+        backup?: EtcdBackupSettings & { enabled: boolean };
+    };
+    /** `protect` on the namespace, the certificates and the StatefulSet (`kamino:protect`). */
+    protect?: boolean;
+    /** A gke host: Kamino's Retain StorageClass for the volumes, and the backup bucket in its project. */
+    gke?: {
+        /** The host's GCP provider. */
+        gcpProvider: pulumi.ProviderResource;
+        /** Its project. */
+        project: string;
+        /** Its region. */
+        region: string;
+        /** The host cluster's name. */
+        hostName: string;
+    };
 }
 
 /** The etcd members (three by default) on the host cluster, ready for Karmada's apiservers. */
@@ -63,6 +88,12 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
     public readonly clientCertificate: pulumi.Output<EtcdClientCertificate>;
     /** The StatefulSet; Kamino waits until every member is ready (a quorum that answers). */
     public readonly statefulSet: k8s.apps.v1.StatefulSet;
+    /** The quota that admits critical-priority pods (etcd's and the chart's) in the namespace. */
+    public readonly criticalPodsQuota: k8s.core.v1.ResourceQuota;
+    /** The Service named as the chart's apiservers wait for it. */
+    public readonly chartWaitService: k8s.core.v1.Service;
+    /** Snapshots to GCS, on a gke host with backups on. */
+    public readonly backup?: EtcdBackup;
 
     constructor(name: string, args: KarmadaEtcdArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:KarmadaEtcd", name, {}, opts);
@@ -77,33 +108,52 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
         const countKept = args.hostKubeconfig ? pulumi.unsecret(pulumi.output(args.hostKubeconfig).apply((kc) => this.keepsMemberCount(kc, n, read))) : pulumi.output(true);
         const afterCheck = <T>(value: T) => countKept.apply(() => value);
 
-        const namespace = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: afterCheck(n.namespace) } }, onHost);
+        // What holds the state: deleting it by mistake (a replace, a destroy) loses Karmada (docs/production.md, Deletion).
+        const kept = { protect: args.protect ?? false };
+        const namespace = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: afterCheck(n.namespace) } }, { ...onHost, ...kept });
         const inNamespace = (objectName: string) => ({ name: objectName, namespace: namespace.metadata.name, labels });
-        const certificates = new EtcdCertificates(`${name}-certificates`, { hosts: afterCheck(etcdCertificateHosts(n)) }, { parent: this });
-        const secret = new k8s.core.v1.Secret(
-            `${name}-certs`,
-            {
-                metadata: inNamespace(n.certSecret),
-                type: "kubernetes.io/tls",
-                stringData: etcdMemberFiles(certificates),
-            },
-            onHost,
-        );
+        const certificates = new EtcdCertificates(`${name}-certificates`, { hosts: afterCheck(etcdCertificateHosts(n)) }, { parent: this, ...kept });
+        const secret = new k8s.core.v1.Secret(`${name}-certs`, { metadata: inNamespace(n.certSecret), type: "kubernetes.io/tls", stringData: etcdMemberFiles(certificates) }, onHost);
+        // GKE admits critical-priority pods here only under this quota: etcd's now, the chart's next.
+        this.criticalPodsQuota = new k8s.core.v1.ResourceQuota(`${name}-critical-pods`, { metadata: inNamespace(CRITICAL_PODS_QUOTA), spec: criticalPodsQuotaSpec() }, onHost);
         const peers = new k8s.core.v1.Service(`${name}-peers`, { metadata: inNamespace(n.statefulSet), spec: etcdPeerServiceSpec(n) }, onHost);
         const client = new k8s.core.v1.Service(`${name}-client`, { metadata: inNamespace(n.clientService), spec: etcdClientServiceSpec(n) }, onHost);
+        this.chartWaitService = new k8s.core.v1.Service(`${name}-chart-wait`, { metadata: inNamespace(n.chartWaitService), spec: etcdChartWaitServiceSpec(n) }, onHost);
+        const policy = new k8s.networking.v1.NetworkPolicy(`${name}-ingress`, { metadata: inNamespace(n.statefulSet), spec: etcdNetworkPolicySpec(n) }, onHost);
         new k8s.policy.v1.PodDisruptionBudget(`${name}-pdb`, { metadata: inNamespace(n.statefulSet), spec: etcdDisruptionBudgetSpec(n) }, onHost);
+        const storageClass = args.gke && !settings.storageClass ? new k8s.storage.v1.StorageClass(`${name}-storage`, { metadata: { name: ETCD_STORAGE_CLASS }, ...etcdStorageClass() }, onHost) : undefined;
         // The provider waits for the StatefulSet's rollout: every member ready, so the quorum answers before the chart installs.
         this.statefulSet = new k8s.apps.v1.StatefulSet(
             `${name}-members`,
             {
                 metadata: inNamespace(n.statefulSet),
-                spec: certificates.notBefore.apply((revision) => etcdStatefulSetSpec(n, { ...settings, certificateRevision: revision })),
+                spec: certificates.notBefore.apply((revision) =>
+                    etcdStatefulSetSpec(n, { ...settings, storageClass: settings.storageClass ?? (storageClass ? ETCD_STORAGE_CLASS : undefined), certificateRevision: revision }),
+                ),
             },
-            { ...onHost, dependsOn: [secret, peers, client] },
+            { ...onHost, ...kept, dependsOn: [secret, peers, client, this.criticalPodsQuota, policy, ...(storageClass ? [storageClass] : [])] },
         );
-
+        this.backup = this.maintenance(name, args, n, certificates, onHost);
         this.clientCertificate = pulumi.secret(pulumi.all([certificates.caCrt, certificates.clientCrt, certificates.clientKey]).apply(([caCrt, crt, key]) => ({ caCrt, crt, key })));
         this.registerOutputs({ clientCertificate: this.clientCertificate });
+    }
+
+    /** The Jobs' client certificate, the defragmentation CronJob, and on a gke host the backups. */
+    private maintenance(name: string, args: KarmadaEtcdArgs, n: EtcdClusterNames, certificates: EtcdCertificates, onHost: pulumi.CustomResourceOptions): EtcdBackup | undefined {
+        const jobCert = new k8s.core.v1.Secret(
+            `${name}-job-cert`,
+            {
+                metadata: { name: ETCD_JOB_CERT_SECRET, namespace: n.namespace },
+                type: "kubernetes.io/tls",
+                stringData: { "ca.crt": certificates.caCrt, "tls.crt": certificates.clientCrt, "tls.key": certificates.clientKey },
+            },
+            { ...onHost, dependsOn: [this.statefulSet] },
+        );
+        const schedule = args.settings.defragSchedule ?? DEFAULTS.karmadaEtcdDefragSchedule;
+        new k8s.batch.v1.CronJob(`${name}-defrag`, { metadata: { name: "karmada-etcd-defrag", namespace: n.namespace }, spec: etcdDefragCronJobSpec(n, schedule) }, { ...onHost, dependsOn: [jobCert] });
+        const backup = args.settings.backup;
+        if (!args.gke || !backup?.enabled) return undefined;
+        return new EtcdBackup(`${name}-backup`, { ...args.gke, hostProvider: args.hostProvider, names: n, settings: backup, protect: args.protect ?? false }, { parent: this, dependsOn: [jobCert] });
     }
 
     /** True once the running etcd (if any) has the configured member count; a host that cannot be read is a warning. */

@@ -91,7 +91,11 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
         return { ...state, caCrt: pem("CERTIFICATE"), caKey: pem("RSA PRIVATE KEY"), memberCrt: pem("CERTIFICATE"), memberKey: FAKE_ETCD_MEMBER_KEY, clientCrt: pem("CERTIFICATE"), clientKey: FAKE_ETCD_CLIENT_KEY, notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2029-11-30T00:00:00.000Z" };
     }
     if (a.type === "gcp:compute/address:Address" && !preview) {
-        return { ...state, address: FAKE_KARMADA_ADDRESS };
+        return { ...state, address: a.name.startsWith("karmada-address") ? FAKE_KARMADA_ADDRESS : fakeNatAddress(a.name), selfLink: `https://www.googleapis.com/compute/v1/projects/p/regions/r/addresses/${a.inputs.name}` };
+    }
+    if (a.type === "gcp:serviceaccount/account:Account" && !preview) {
+        const email = `${a.inputs.accountId}@${a.inputs.project}.iam.gserviceaccount.com`;
+        return { ...state, email, name: `projects/${a.inputs.project}/serviceAccounts/${email}` };
     }
     if (a.type === "gcp:container/cluster:Cluster" && !preview) {
         state.endpoint = "34.1.2.3";
@@ -108,6 +112,12 @@ export function fakeAgentReadyWaiter(calls: string[] = []): AgentReadyWaiter {
 
 /** What the mocks answer for a reserved static address (the Karmada API's on a GKE host). */
 export const FAKE_KARMADA_ADDRESS = "34.140.0.10";
+
+/** What the mocks answer for a Cloud NAT egress address: one per resource name (e.g. iris-east-egress-ip-0), in 35.190.0.0/16. */
+export function fakeNatAddress(resourceName: string): string {
+    const sum = [...resourceName].reduce((n, ch) => n + ch.charCodeAt(0), 0);
+    return `35.190.${sum % 250}.${Number(/(\d+)$/.exec(resourceName)?.[1] ?? 0) + 1}`;
+}
 
 /** What the mocks answer for the keys of Karmada's etcd (EtcdCertificates): the members' and the apiservers' client key. */
 export const FAKE_ETCD_MEMBER_KEY = "FAKE-ETCD-MEMBER-KEY";

@@ -16,6 +16,7 @@ import {
     FAKE_ETCD_CLIENT_KEY,
     FAKE_ETCD_MEMBER_KEY,
     FAKE_KARMADA_ADDRESS,
+    fakeNatAddress,
     FIXTURE_CHART,
     isSecretInput,
     MockRun,
@@ -27,7 +28,7 @@ import {
 import { healthyMachine } from "../support/standins";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
-const gke = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "gke", project: "p", region: "europe-west1", ...extra });
+const gke = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "gke", project: "p", region: "europe-west1", authorizedNetworks: ["198.51.100.7/32"], ...extra });
 const existing = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "existing", kubeconfigPath: `${name}.kubeconfig`, ...extra });
 const iko = { chartPath: FIXTURE_CHART };
 const KC = YAML.stringify({ clusters: [{ name: "k", cluster: { server: "https://10.0.0.5:6443", "certificate-authority-data": "Q0E=" } }], contexts: [{ name: "k", context: { cluster: "k" } }], "current-context": "k" });
@@ -173,7 +174,7 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         expect(values.apiServer).toMatchObject({ replicaCount: 2 });
         expect(values.etcd).toEqual({
             mode: "external",
-            external: { servers: "https://karmada-etcd-client.karmada-system.svc.cluster.local:2379", registryPrefix: "/registry", certs: { caCrt: expect.stringContaining("FAKE-ETCD"), crt: expect.stringContaining("FAKE-ETCD"), key: FAKE_ETCD_CLIENT_KEY } },
+            external: { servers: [0, 1, 2].map((i) => `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2379`).join(","), registryPrefix: "/registry", certs: { caCrt: expect.stringContaining("FAKE-ETCD"), crt: expect.stringContaining("FAKE-ETCD"), key: FAKE_ETCD_CLIENT_KEY } },
         });
         expect(valuePaths(values).filter((p) => !(CHART_KEYS as readonly string[]).includes(p))).toEqual([]);
     });
@@ -198,7 +199,9 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         expect(providerName(svc)).toBe("kamino-hub-k8s");
         expect(svc.inputs.metadata).toMatchObject({ name: PUBLIC_SERVICE_NAME, namespace: "karmada-system" });
         if (preview) return;
-        expect(svc.inputs.spec).toMatchObject({ type: "LoadBalancer", loadBalancerIP: FAKE_KARMADA_ADDRESS, loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.10/32", "192.0.2.0/28"] });
+        // The stack's networks, then each Pull member's reserved Cloud NAT address, which Kamino adds itself.
+        const nat = ["iris-east", "iris-west"].map((m) => `${fakeNatAddress(`${m}-egress-ip-0`)}/32`);
+        expect(svc.inputs.spec).toMatchObject({ type: "LoadBalancer", loadBalancerIP: FAKE_KARMADA_ADDRESS, loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.10/32", ...nat] });
     });
 
     test("both members join by Pull and their agents dial the address; Karmada gets no member credential", async () => {
@@ -224,7 +227,8 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
 });
 
 test("a zonal gke host: the address is reserved in the zone's region", async () => {
-    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"] } });
+    // A zonal host has one zone for three members: only with the spread relaxed (checked in karmada-etcd-host.test.ts).
+    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { zoneSpread: "preferred" } } });
     const run = new MockRun(false);
     await run.install(config, [], "zonal");
     kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
@@ -279,7 +283,7 @@ describe("KarmadaControlPlane off kind", () => {
 });
 
 test("five etcd members on a StorageClass of the stack's choice: five in the StatefulSet, a quorum of three kept by the budget", async () => {
-    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo" } } });
+    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo", zoneSpread: "preferred" } } });
     const run = new MockRun(false);
     await run.install(config, [], "five");
     kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
