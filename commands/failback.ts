@@ -3,10 +3,10 @@
 // Moves a failover-placed IrisCluster back to the first member of its list, once that member is
 // Ready again (components/karmada/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
 // comes from the stack's secret output, read through `pulumi stack output --show-secrets` in this
-// process: it never appears on a command line or on disk.
-import { execFileSync } from "child_process";
+// process (commands/pulumi-stack.ts): it never appears on a command line or on disk.
 import { failback, FailbackError } from "../components/karmada/failback";
 import { kubeRequest } from "../components/live/kube-read";
+import { parseCommandArgs, PulumiError, readStackOutputs, STACK_OPTION } from "./pulumi-stack";
 
 function usage(message: string): never {
     process.stderr.write(`${message}\nusage: npm run failback -- <namespace/name> [--stack <stack>]\n`);
@@ -14,19 +14,12 @@ function usage(message: string): never {
 }
 
 async function main(): Promise<void> {
-    const args = process.argv.slice(2);
-    let stack: string | undefined;
-    const ids: string[] = [];
-    for (let i = 0; i < args.length; i++) {
-        if (args[i] === "--stack" || args[i] === "-s") stack = args[++i] ?? usage("--stack needs a stack name");
-        else if (args[i].startsWith("-")) usage(`unknown option ${args[i]}`);
-        else ids.push(args[i]);
-    }
+    const args = parseCommandArgs(process.argv.slice(2), { ...STACK_OPTION, positionals: true }, usage);
+    const ids = args.positionals;
     if (ids.length !== 1) usage("name one IrisCluster");
-    const kubeconfig = execFileSync("pulumi", ["stack", "output", "karmadaKubeconfig", "--show-secrets", ...(stack ? ["--stack", stack] : [])], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-    });
+    const stack = args.values.stack;
+    const kubeconfig = (await readStackOutputs({ stack, command: "failback" })).karmadaKubeconfig;
+    if (typeof kubeconfig !== "string") throw new PulumiError(`stack ${stack ?? "(selected)"} has no karmadaKubeconfig output: run pulumi up${stack ? ` -s ${stack}` : ""} first`);
     const t0 = Date.now();
     const result = await failback((method, path, body, contentType) => kubeRequest(kubeconfig, method, path, body, { contentType }), ids[0]);
     const took = ((Date.now() - t0) / 1000).toFixed(1);
@@ -38,6 +31,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-    process.stderr.write(`failback: ${e instanceof FailbackError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(`failback: ${e instanceof FailbackError || e instanceof PulumiError ? e.message : (e as Error).stack ?? String(e)}\n`);
     process.exit(1);
 });

@@ -14,7 +14,6 @@
 //      plain `up` puts the providers' settings back. A Pull member among them leaves Karmada first,
 //      so that nothing waits for its lost agent.
 // Secrets (the kubeconfigs in the state) stay in this process: never on a command line or on disk.
-import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -38,9 +37,9 @@ import {
     undeletableReleaseNames,
     urnName,
 } from "../components/recovery/decisions";
+import { parseCommandArgs, pulumiJson, pulumiRun, pulumiShown, stackNameOf, StackRef } from "./pulumi-stack";
 
-interface Options {
-    stack?: string;
+interface Options extends StackRef {
     destroy: boolean;
     /** Remove a lock taken on another machine (that run cannot be seen from here). */
     forceUnlock: boolean;
@@ -53,49 +52,24 @@ function usage(message: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-    const o: Options = { destroy: false, forceUnlock: false, cwd: process.cwd() };
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i];
-        if (a === "--stack" || a === "-s") o.stack = argv[++i] ?? usage("--stack needs a stack name");
-        else if (a === "--destroy") o.destroy = true;
-        else if (a === "--force-unlock") o.forceUnlock = true;
-        else if (a === "--cwd") o.cwd = argv[++i] ?? usage("--cwd needs a directory");
-        else usage(`unknown argument ${a}`);
-    }
-    return o;
+    const args = parseCommandArgs(
+        argv,
+        {
+            values: { "--stack": "stack", "-s": "stack", "--cwd": "cwd" },
+            valueNames: { stack: "a stack name", cwd: "a directory" },
+            flags: { "--destroy": "destroy", "--force-unlock": "forceUnlock" },
+        },
+        usage,
+    );
+    return { stack: args.values.stack, cwd: args.values.cwd ?? process.cwd(), destroy: args.flags.has("destroy"), forceUnlock: args.flags.has("forceUnlock"), command: "recover" };
 }
 
 const say = (line: string) => process.stdout.write(`recover: ${line}\n`);
 
-/** The common flags of every pulumi command this script runs. */
-function pulumiArgs(o: Options, args: string[]): string[] {
-    return [...args, ...(o.stack ? ["--stack", o.stack] : []), "--non-interactive"];
-}
-
-/** A pulumi command whose output is data (JSON): captured, never shown. */
-function pulumiJson<T>(o: Options, args: string[]): T {
-    return JSON.parse(execFileSync("pulumi", pulumiArgs(o, args), { cwd: o.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 256 * 1024 * 1024 })) as T;
-}
-
-/** A pulumi command the user should see, streamed as it runs; resolves its exit code and output. */
-function pulumiShown(o: Options, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-    return new Promise((resolve, reject) => {
-        const child = spawn("pulumi", pulumiArgs(o, args), { cwd: o.cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-        let output = "";
-        const tee = (d: Buffer) => {
-            output += d.toString();
-            process.stdout.write(d);
-        };
-        child.stdout.on("data", tee);
-        child.stderr.on("data", tee);
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, output }));
-    });
-}
-
 /** The folder of a file backend (`file://...`), or undefined for any other backend. */
 function fileBackendRoot(o: Options): string | undefined {
-    const who = JSON.parse(execFileSync("pulumi", ["whoami", "--json", "--non-interactive"], { cwd: o.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })) as { url?: string };
+    // The backend is the project's, not a stack's: whoami takes no --stack.
+    const who = pulumiJson<{ url?: string }>({ cwd: o.cwd }, ["whoami", "--json"]);
     const url = (who.url ?? "").replace(/\?.*$/, "");
     return url.startsWith("file://") ? url.slice("file://".length).replace(/^~(?=$|\/)/, os.homedir()) : undefined;
 }
@@ -120,10 +94,9 @@ function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
 }
 
 /** Step 1. A DIY backend's lock names its process and machine: removed only once that run is over. */
-function unlock(o: Options, root: string | undefined): void {
+async function unlock(o: Options, root: string | undefined): Promise<void> {
     if (root) {
-        const stackName = o.stack ?? execFileSync("pulumi", pulumiArgs(o, ["stack", "--show-name"]), { cwd: o.cwd, encoding: "utf8" }).trim();
-        for (const file of lockFiles(path.join(root, ".pulumi", "locks"), stackName)) {
+        for (const file of lockFiles(path.join(root, ".pulumi", "locks"), await stackNameOf(o))) {
             const lock = JSON.parse(fs.readFileSync(file, "utf8")) as StackLock;
             const owner = lockOwner(lock, { hostname: os.hostname(), programOf });
             if (owner === "running") {
@@ -138,7 +111,7 @@ function unlock(o: Options, root: string | undefined): void {
     // The cloud backend knows its own updates; for a DIY one this removes the dead run's lock files.
     // Nothing to cancel is not an error here: a lock that remains shows in the next command.
     try {
-        execFileSync("pulumi", pulumiArgs(o, ["cancel", "--yes"]), { cwd: o.cwd, stdio: ["ignore", "ignore", "ignore"] });
+        pulumiRun(o, ["cancel", "--yes"], "ignore");
     } catch {
         /* not locked */
     }
@@ -238,7 +211,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const root = fileBackendRoot(o);
     repairSidecars(root);
-    unlock(o, root);
+    await unlock(o, root);
 
     const deployment = pulumiJson<{ deployment?: StateDeployment }>(o, ["stack", "export", "--show-secrets"]).deployment ?? {};
     await healHelm(deployment);
@@ -268,7 +241,7 @@ async function main(): Promise<void> {
         const state = pulumiJson<{ deployment?: StateDeployment }>(o, ["stack", "export"]).deployment ?? {};
         const urns = (state.resources ?? []).filter((r) => r.type === HELM_RELEASE_TYPE && names.includes(urnName(r.urn))).map((r) => r.urn);
         say(`forgetting ${urns.length} Helm release(s) on a cluster that is unreachable and left the config: ${names.join(", ")}`);
-        execFileSync("pulumi", pulumiArgs(o, ["state", "delete", ...urns, "--yes"]), { cwd: o.cwd, stdio: ["ignore", "inherit", "inherit"] });
+        pulumiRun(o, ["state", "delete", ...urns, "--yes"], "inherit");
     }
     if (unreachable.length > 0 && !o.destroy) {
         say("putting the providers' settings back (the forget setting was for the run above only)");

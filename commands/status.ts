@@ -7,12 +7,12 @@
 // Exit code: 0 when every IrisCluster runs where its placement wants it, 1 otherwise or when the fleet
 // cannot be read (one line saying why, with the fix), 2 on a usage error or a stack that does not exist.
 // The stack's outputs, the Karmada kubeconfig among them, are read through `pulumi stack output
-// --show-secrets` in this process: never on a command line or on disk.
-import { execFile } from "child_process";
-import * as YAML from "yaml";
+// --show-secrets` in this process (commands/pulumi-stack.ts): never on a command line or on disk.
+import { serverOf } from "../components/common/kubeconfig";
 import { exitCodeOf, FleetStatus, readFleetStatus, StackOutputs, StatusError } from "../components/live/fleet-status";
 import { kubeRequest } from "../components/live/kube-read";
 import { noSuchStackMessage, notBroughtUpMessage, renderStatus, STATUS_USAGE, unreachableMessage, useColor, watchKey } from "../components/live/status-view";
+import { parseCommandArgs, readStackOutputs, STACK_OPTION, stackNameOf } from "./pulumi-stack";
 
 interface Options {
     stack?: string;
@@ -31,44 +31,26 @@ class Stop extends Error {
 }
 
 function parseArgs(argv: string[]): Options {
-    const o: Options = { watch: false, json: false };
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i];
-        if (a === "--stack" || a === "-s") {
-            o.stack = argv[++i];
-            if (!o.stack || o.stack.startsWith("-")) throw new Stop(`--stack needs a stack name\n${STATUS_USAGE}`, 2);
-        } else if (a === "--watch" || a === "-w") o.watch = true;
-        else if (a === "--json") o.json = true;
-        else throw new Stop(`unknown argument ${a}\n${STATUS_USAGE}`, 2);
-    }
-    return o;
-}
-
-/** Runs pulumi with its output captured (never shown: it holds secrets); rejects with its first error line. */
-function pulumi(args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-        execFile("pulumi", [...args, "--non-interactive"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-            if (!err) return resolve(stdout);
-            const line = stderr.split("\n").find((l) => l.startsWith("error:")) ?? stderr.trim().split("\n")[0] ?? "";
-            reject(new Error((err as NodeJS.ErrnoException).code === "ENOENT" ? "the pulumi CLI is not on PATH (npm ci installs it: run through npm run status)" : line.replace(/^error: /, "") || err.message));
-        });
-    });
+    const usage = (message: string): never => {
+        throw new Stop(`${message}\n${STATUS_USAGE}`, 2);
+    };
+    const args = parseCommandArgs(argv, { ...STACK_OPTION, flags: { "--watch": "watch", "-w": "watch", "--json": "json" } }, usage);
+    return { stack: args.values.stack, watch: args.flags.has("watch"), json: args.flags.has("json") };
 }
 
 /** What status needs of the stack: its name, its outputs, and the Karmada kubeconfig. */
 async function readStack(o: Options): Promise<{ stack: string; outputs: StackOutputs & { karmadaHost?: string }; kubeconfig: string }> {
-    const stackArgs = o.stack ? ["--stack", o.stack] : [];
-    let raw: string;
+    const ref = { stack: o.stack, command: "status" };
+    let out: Record<string, unknown>;
     let stack = o.stack ?? "";
     try {
-        if (!o.stack) stack = (await pulumi(["stack", "--show-name"])).trim();
-        raw = await pulumi(["stack", "output", "--json", "--show-secrets", ...stackArgs]);
+        stack = await stackNameOf(ref);
+        out = await readStackOutputs(ref);
     } catch (e) {
         const message = (e as Error).message;
         if (/no stack named|could not find stack|no stack selected/i.test(message)) throw new Stop(o.stack ? noSuchStackMessage(o.stack) : `${message}\n${STATUS_USAGE}`, 2);
         throw new Stop(`reading the outputs of stack ${stack || "(selected)"} failed: ${message}`, 1);
     }
-    const out = JSON.parse(raw || "{}") as Record<string, unknown>;
     if (typeof out.karmadaKubeconfig !== "string") throw new Stop(notBroughtUpMessage(stack), 1);
     return {
         stack,
@@ -77,12 +59,10 @@ async function readStack(o: Options): Promise<{ stack: string; outputs: StackOut
     };
 }
 
-/** The API server a kubeconfig's current context names. */
-function serverOf(kubeconfig: string): string {
+/** The API server a kubeconfig's current context names, for a message: "its server" when it cannot be told. */
+function serverNamed(kubeconfig: string): string {
     try {
-        const kc = YAML.parse(kubeconfig) as { "current-context"?: string; contexts?: Array<{ name: string; context?: { cluster?: string } }>; clusters?: Array<{ name: string; cluster?: { server?: string } }> };
-        const cluster = kc.contexts?.find((c) => c.name === kc["current-context"])?.context?.cluster ?? kc.clusters?.[0]?.name;
-        return kc.clusters?.find((c) => c.name === cluster)?.cluster?.server ?? "its server";
+        return serverOf(kubeconfig) || "its server";
     } catch {
         return "its server";
     }
@@ -92,7 +72,7 @@ function serverOf(kubeconfig: string): string {
 async function readOnce(stack: Awaited<ReturnType<typeof readStack>>): Promise<FleetStatus> {
     const get = (path: string) =>
         kubeRequest(stack.kubeconfig, "GET", path).catch((e: unknown) => {
-            throw new Stop(unreachableMessage(stack.stack, serverOf(stack.kubeconfig), stack.outputs.karmadaHost, (e as Error).message), 1);
+            throw new Stop(unreachableMessage(stack.stack, serverNamed(stack.kubeconfig), stack.outputs.karmadaHost, (e as Error).message), 1);
         });
     try {
         return await readFleetStatus(get, stack.stack, stack.outputs);

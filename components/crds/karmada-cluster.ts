@@ -2,6 +2,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DeepInput } from "./types";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "./karmada-api";
 
 /** `Cluster.spec` as `karmadactl join` fills it for Push mode. */
 export interface KarmadaClusterSpec {
@@ -33,8 +34,8 @@ export interface KarmadaClusterArgs {
 
 /** A member cluster registered with the Karmada control plane. */
 export class KarmadaCluster extends k8s.apiextensions.CustomResource {
-    static readonly apiVersion = "cluster.karmada.io/v1alpha1";
-    static readonly kind = "Cluster";
+    static readonly apiVersion = KARMADA_API_VERSIONS.cluster;
+    static readonly kind = KARMADA_KINDS.cluster;
     constructor(name: string, args: KarmadaClusterArgs, opts?: pulumi.CustomResourceOptions) {
         super(name, { apiVersion: KarmadaCluster.apiVersion, kind: KarmadaCluster.kind, ...args }, opts);
     }

@@ -2,8 +2,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DeepInput } from "./types";
+import { KARMADA_API_VERSIONS } from "./karmada-api";
 
-const API_VERSION = "policy.karmada.io/v1alpha1";
+const API_VERSION = KARMADA_API_VERSIONS.policy;
 
 /** Selects resource templates in the Karmada API. */
 export interface ResourceSelector {

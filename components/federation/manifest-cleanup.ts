@@ -9,6 +9,7 @@ import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } f
 import { KAMINO_MANIFEST_LABEL } from "./manifests";
 import { poll } from "../live/poll";
 import { ProgressSink, WaitProgress } from "../live/progress";
+import { KARMADA_PATHS } from "../crds/karmada-api";
 
 /** An object a Work in Karmada holds for a member. */
 export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
@@ -69,7 +70,7 @@ export async function removeDroppedManifestObjects(karmada: KarmadaWorks, keep: 
 export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
     return {
         workObjects: async () => {
-            const res = await kubeRequest(kubeconfig, "GET", "/apis/work.karmada.io/v1alpha1/works");
+            const res = await kubeRequest(kubeconfig, "GET", KARMADA_PATHS.works);
             if (res.status !== 200) throw new Error(`listing Karmada's Works: ${describeError({ code: res.status, body: res.body })}`);
             const items = (JSON.parse(res.body) as { items?: Array<{ spec?: { workload?: { manifests?: WorkObject[] } } }> }).items ?? [];
             return items.flatMap((w) => w.spec?.workload?.manifests ?? []).filter((o) => o?.metadata?.name !== undefined);

@@ -8,6 +8,7 @@ import { poll } from "../live/poll";
 import { describeError } from "../live/kube-read";
 import { ProgressSink, WaitProgress } from "../live/progress";
 import { AGENT_GROUP, AGENT_SIGNER, agentNames } from "./pull-agent";
+import { KARMADA_PATHS } from "../crds/karmada-api";
 
 /** One request to the Karmada API: method, path, JSON body, content type; resolves status and raw body. */
 export type KubeCall = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;
@@ -18,9 +19,9 @@ export interface Clock {
     sleep?: (ms: number) => Promise<void>;
 }
 
-const CLUSTERS = "/apis/cluster.karmada.io/v1alpha1/clusters";
+const CLUSTERS = KARMADA_PATHS.clusters;
 const CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
-const worksPath = (ns: string) => `/apis/work.karmada.io/v1alpha1/namespaces/${ns}/works`;
+const worksPath = KARMADA_PATHS.worksIn;
 
 type Condition = { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string };
 type LiveCluster = { metadata?: { labels?: Record<string, string> }; spec?: { syncMode?: string; id?: string }; status?: { conditions?: Condition[] } };

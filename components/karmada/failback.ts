@@ -9,6 +9,7 @@ import { FAILOVER_TAINT } from "./failover";
 import { bindingPath } from "../live/iris-running";
 import { describeError, KubeObject } from "../live/kube-read";
 import { poll } from "../live/poll";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../crds/karmada-api";
 
 /** How failback talks to the Karmada API; the real one is kubeRequest with the Karmada kubeconfig. */
 export type KarmadaRequest = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;
@@ -41,7 +42,6 @@ export interface FailbackResult {
 /** Failback's own errors: what is not ready yet, and what to do. */
 export class FailbackError extends Error {}
 
-const API = "/apis";
 
 async function read<T>(request: KarmadaRequest, path: string, what: string): Promise<T> {
     const res = await request("GET", path);
@@ -71,7 +71,7 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
     const from = (binding.spec?.clusters ?? []).map((c) => c.name);
     if (from.length === 1 && from[0] === member) return { member, from, moved: false };
 
-    const cluster = await read<Cluster>(request, `${API}/cluster.karmada.io/v1alpha1/clusters/${member}`, `Cluster ${member}`);
+    const cluster = await read<Cluster>(request, KARMADA_PATHS.cluster(member), `Cluster ${member}`);
     const ready = cluster.status?.conditions?.find((c) => c.type === "Ready")?.status;
     if (ready !== "True") throw new FailbackError(`${member} is not Ready in Karmada (Ready=${ready ?? "unknown"}); fail back once it is`);
     if (cluster.spec?.taints?.some((t) => t.key === FAILOVER_TAINT.key && t.effect === FAILOVER_TAINT.effect)) {
@@ -90,10 +90,10 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
     await write(
         request,
         "POST",
-        `${API}/apps.karmada.io/v1alpha1/workloadrebalancers`,
+        KARMADA_PATHS.workloadRebalancers,
         {
-            apiVersion: "apps.karmada.io/v1alpha1",
-            kind: "WorkloadRebalancer",
+            apiVersion: KARMADA_API_VERSIONS.apps,
+            kind: KARMADA_KINDS.workloadRebalancer,
             metadata: { generateName: `kamino-failback-${name}-` },
             spec: { workloads: [{ apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", namespace, name }], ttlSecondsAfterFinished: 300 },
         },

@@ -4,6 +4,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisCluster } from "../crds";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../crds/karmada-api";
 
 /**
  * Unhealthy only when IKO reports a failure: phase Failed or Error. Karmada's application failover
@@ -226,8 +227,8 @@ export class IrisClusterInterpreter extends pulumi.ComponentResource {
         this.customization = new k8s.apiextensions.CustomResource(
             `${name}-customization`,
             {
-                apiVersion: "config.karmada.io/v1alpha1",
-                kind: "ResourceInterpreterCustomization",
+                apiVersion: KARMADA_API_VERSIONS.config,
+                kind: KARMADA_KINDS.interpreterCustomization,
                 metadata: { name: "kamino-iriscluster" },
                 spec: irisInterpreterSpec(),
             },

@@ -10,6 +10,7 @@ import { KarmadaMember } from "./member";
 import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
 import { AgentReadyWaiter, KarmadaPullMember } from "./pull-member";
+import { KARMADA_PATHS } from "../crds/karmada-api";
 
 /** A joined member, whichever its sync mode. */
 export type FleetMember = KarmadaMember | KarmadaPullMember;
@@ -80,7 +81,7 @@ export function syncModeChanges(cfg: FleetConfig, live: LiveMember[]): string[] 
 
 /** The members of a live Karmada and their sync modes; none while its Cluster API is not served yet. */
 export async function liveMembers(karmadaKubeconfig: string): Promise<LiveMember[]> {
-    const res = await kubeRequest(karmadaKubeconfig, "GET", "/apis/cluster.karmada.io/v1alpha1/clusters");
+    const res = await kubeRequest(karmadaKubeconfig, "GET", KARMADA_PATHS.clusters);
     if (res.status === 404) return [];
     if (res.status !== 200) throw new Error(describeError({ code: res.status, body: res.body }));
     type Item = { metadata?: { name?: string }; spec?: { syncMode?: string }; status?: { conditions?: { type: string; status: string }[] } };

@@ -5,6 +5,7 @@
 // binding, and the graceful eviction tasks still open on it). The shape is `FleetStatus`, printed as is
 // by `--json`: fields may be added, never renamed or removed (docs/status.md).
 import { describeError } from "./kube-read";
+import { KARMADA_KINDS, KARMADA_PATHS } from "../crds/karmada-api";
 
 /** One request to the Karmada API (the real one: kubeRequest with the stack's Karmada kubeconfig). */
 export type KarmadaGet = (path: string) => Promise<{ status: number; body: string }>;
@@ -326,13 +327,13 @@ export function movesOf(id: string, events: KubeEvent[], binding: Binding | unde
     return moves.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-const CLUSTERS = "/apis/cluster.karmada.io/v1alpha1/clusters";
+const CLUSTERS = KARMADA_PATHS.clusters;
 /** The label Karmada puts on a binding and on each of its Works. */
 const PERMANENT_ID = "resourcebinding.karmada.io/permanent-id";
-const worksOf = (permanentId: string) => `/apis/work.karmada.io/v1alpha1/works?labelSelector=${encodeURIComponent(`${PERMANENT_ID}=${permanentId}`)}`;
-const bindings = (namespace: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${namespace}/resourcebindings`;
+const worksOf = (permanentId: string) => `${KARMADA_PATHS.works}?labelSelector=${encodeURIComponent(`${PERMANENT_ID}=${permanentId}`)}`;
+const bindings = KARMADA_PATHS.resourceBindings;
 const bindingEvents = (namespace: string, binding: string) =>
-    `/api/v1/namespaces/${namespace}/events?fieldSelector=${encodeURIComponent(`involvedObject.kind=ResourceBinding,involvedObject.name=${binding}`)}`;
+    `/api/v1/namespaces/${namespace}/events?fieldSelector=${encodeURIComponent(`involvedObject.kind=${KARMADA_KINDS.resourceBinding},involvedObject.name=${binding}`)}`;
 
 /** GETs one path; 404 is undefined, any other failure a StatusError naming what was read. */
 async function getJson<T>(get: KarmadaGet, path: string, what: string): Promise<T | undefined> {

@@ -3,6 +3,7 @@
 import { describeError, KubeObject, kubeReader } from "./kube-read";
 import { poll } from "./poll";
 import { ProgressSink, WaitProgress } from "./progress";
+import { KARMADA_PATHS } from "../crds/karmada-api";
 
 /**
  * Phases after which waiting longer will not help: IKO's failures, and a member Karmada reports
@@ -197,7 +198,7 @@ export type RunningWaiter = (
 ) => Promise<string[]>;
 
 /** Karmada's ResourceBinding of an IrisCluster template (`<name>-<lower-case kind>`, names.GenerateBindingName). */
-export const bindingPath = (namespace: string, name: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${namespace}/resourcebindings/${name}-iriscluster`;
+export const bindingPath = (namespace: string, name: string) => `${KARMADA_PATHS.resourceBindings(namespace)}/${name}-iriscluster`;
 
 type Binding = { spec?: { clusters?: Array<{ name?: string }> } };
 
@@ -209,7 +210,7 @@ export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id
     const [namespace, name] = id.split("/");
     const template = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
     const binding = mode === "failover" ? kubeReader(karmadaKubeconfig, bindingPath(namespace, name)) : undefined;
-    const clusters = targets.map((t) => [t, kubeReader(karmadaKubeconfig, `/apis/cluster.karmada.io/v1alpha1/clusters/${t}`)] as const);
+    const clusters = targets.map((t) => [t, kubeReader(karmadaKubeconfig, KARMADA_PATHS.cluster(t))] as const);
     const read = async (): Promise<KarmadaView> => ({
         template: await template(),
         clusters: Object.fromEntries(await Promise.all(clusters.map(async ([t, r]) => [t, await r()] as const))),
