@@ -6,6 +6,7 @@
 // The nodes' logs (containerd, kubelet, kube-proxy) are under <root>/<name>/logs; `ip netns list`
 // shows the nodes' namespaces, `nsenter --net=/run/netns/<ns> iptables-save` a node's rules.
 import { RealNodes } from "./index";
+import { runTag, sweepRealNodes } from "../../support/node-sweep";
 
 async function main(): Promise<void> {
     const count = Number(process.argv[2] ?? "2");
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
         if (stopping) return;
         stopping = true;
         const left = await nodes.close();
+        sweepRealNodes(runTag()); // and the images of this run
         console.log(`stopped; the sweep removed ${JSON.stringify(left)}`);
         process.exit(0);
     };
