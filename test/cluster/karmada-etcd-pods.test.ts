@@ -1,0 +1,203 @@
+// Karmada's etcd off kind, as real pods: `pulumi up` (the real engine) of Kamino's KarmadaEtcd on a
+// three-node cluster in three zones whose API server admits critical-priority pods only where a
+// ResourceQuota allows them, as GKE's does. Proven: the three members are scheduled one per node and
+// zone, bootstrap, are Ready and healthy as one cluster; and the karmada-apiserver's `wait` init
+// container of chart v1.18.2 finds what it waits for. That container is played here by the same
+// loop (charts/karmada/templates/_helpers.tpl, `karmada.initContainer.waitEtcd`, read at v1.18.2:
+// `curl` on the service-link variables of a Service named `etcd-client`), since the chart itself
+// cannot be had on this machine; without that Service the loop never ends, which the test also shows.
+import { KubeObject, resourcePath, waitFor } from "./harness";
+import { criticalPodsQuota, LOCAL_STORAGE_CLASS, RealNodeCluster, RealNodes, SHELL_IMAGE } from "./nodes";
+import { getPod, podLogs, waitForPodPhase } from "./nodes/pods";
+import { EngineSandbox, toolchainPath } from "../support/engine";
+import { karmadaEtcdStack, KARMADA_NAMESPACE as NS } from "./real-etcd-stack";
+import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/etcd-cluster";
+
+jest.setTimeout(15 * 60_000);
+
+const n = etcdClusterNames(NS);
+let nodes: RealNodes | undefined;
+let host: RealNodeCluster;
+let sandbox: EngineSandbox;
+
+/** The chart's wait loop: until `curl` on etcd-client's service links connects (52: an empty reply counts). */
+const CHART_WAIT_LOOP =
+    'while true; do ETCD_ENDPOINT=${ETCD_CLIENT_SERVICE_HOST}":"${ETCD_CLIENT_SERVICE_PORT}; ' +
+    "echo \"endpoint=$ETCD_ENDPOINT\"; curl --connect-timeout 2 ${ETCD_ENDPOINT} || [ $? -eq 52 ] && break; sleep 1; done";
+
+/** A pod shaped like the chart's karmada-apiserver: the wait loop as its init container, then a container that says it started. */
+function chartApiserverPod(name: string, namespace: string): KubeObject {
+    return {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace },
+        spec: {
+            restartPolicy: "Never",
+            enableServiceLinks: true,
+            initContainers: [{ name: "wait", image: SHELL_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", CHART_WAIT_LOOP] }],
+            containers: [{ name: "apiserver", image: SHELL_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "echo started"] }],
+        },
+    } as KubeObject;
+}
+
+beforeAll(async () => {
+    nodes = RealNodes.create();
+    host = await nodes.cluster({
+        name: "etcdhost",
+        // Two volumes a node: a replaced member gets a new one beside the Released one it lost.
+        nodes: ["zone-a", "zone-b", "zone-c"].map((zone) => ({ zone, volumes: 2 })),
+        limitCriticalPriority: true,
+    });
+    sandbox = new EngineSandbox(toolchainPath("engine"));
+});
+
+afterAll(async () => {
+    sandbox?.cleanup();
+    await nodes?.close();
+});
+
+test("GKE's limit holds here: a critical-priority pod outside kube-system, without a quota, is refused", async () => {
+    await host.applyAll([{ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-quota" } }]);
+    const refused = await host.client.request("POST", resourcePath("v1", "pods", { namespace: "no-quota" }), {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "critical" },
+        spec: { priorityClassName: "system-node-critical", containers: [{ name: "c", image: SHELL_IMAGE }] },
+    });
+    // The ResourceQuota admission plugin returns a plain error here (apiserver's resourcequota/controller.go): HTTP 500.
+    expect({ status: refused.status, body: refused.body.slice(0, 300) }).toEqual({ status: 500, body: expect.stringContaining("insufficient quota to match these scopes") });
+    await host.applyAll([criticalPodsQuota("no-quota", "critical-pods")]);
+});
+
+test("pulumi up runs Kamino's etcd as three real members, one per node and zone, Ready and healthy", async () => {
+    const stack = await karmadaEtcdStack(sandbox, "etcd-pods", host.kubeconfig, LOCAL_STORAGE_CLASS);
+    const started = Date.now();
+    await stack.up();
+    console.log(`etcd up on real pods: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const pods = await Promise.all(n.members.map((m) => getPod(host.client, NS, m)));
+    const zoneOf = new Map(host.nodes.map((node) => [node.name, node.layout.labels["topology.kubernetes.io/zone"]]));
+    expect(pods.map((p) => p?.status?.containerStatuses?.[0]?.ready)).toEqual([true, true, true]);
+    expect(new Set(pods.map((p) => zoneOf.get(p!.spec!.nodeName!))).size).toBe(3);
+
+    // The members' own view: one cluster of three, each healthy (etcdctl with the members' certificate).
+    const pki = "/etc/etcd/pki";
+    const endpoints = n.members.map((m) => `https://${n.memberHost(m)}:2379`).join(",");
+    await host.applyAll([
+        {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name: "etcd-health", namespace: NS },
+            spec: {
+                restartPolicy: "Never",
+                containers: [
+                    {
+                        name: "etcdctl",
+                        image: ETCD_IMAGE,
+                        command: ["etcdctl", `--endpoints=${endpoints}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/tls.crt`, `--key=${pki}/tls.key`, "endpoint", "health"],
+                        volumeMounts: [{ name: "certs", mountPath: pki, readOnly: true }],
+                    },
+                ],
+                volumes: [{ name: "certs", secret: { secretName: n.certSecret } }],
+            },
+        } as KubeObject,
+    ]);
+    const health = await waitForPodPhase(host.client, NS, "etcd-health", ["Succeeded", "Failed"], 120_000);
+    const out = await podLogs(host.client, NS, "etcd-health");
+    expect({ phase: health.status?.phase, healthy: (out.match(/is healthy/g) ?? []).length }).toEqual({ phase: "Succeeded", healthy: 3 });
+});
+
+test("the chart's karmada-apiserver `wait` init container ends: an etcd-client Service answers for Kamino's members", async () => {
+    await host.applyAll([chartApiserverPod("chart-apiserver", NS)]);
+    const pod = await waitForPodPhase(host.client, NS, "chart-apiserver", ["Succeeded", "Failed"], 90_000);
+    expect(pod.status?.phase).toBe("Succeeded");
+    expect(await podLogs(host.client, NS, "chart-apiserver", "wait")).toMatch(/endpoint=\d+\.\d+\.\d+\.\d+:2379/);
+});
+
+test("without an etcd-client Service the same wait loop never ends (the hang the chart shows)", async () => {
+    await host.applyAll([chartApiserverPod("chart-apiserver", "no-quota")]);
+    await new Promise((r) => setTimeout(r, 20_000));
+    const pod = await getPod(host.client, "no-quota", "chart-apiserver");
+    expect(pod?.status?.phase).toBe("Pending");
+    expect(pod?.status?.initContainerStatuses?.[0]?.state).toHaveProperty("running");
+    expect(await podLogs(host.client, "no-quota", "chart-apiserver", "wait")).toContain("endpoint=:");
+});
+
+test("the defragmentation CronJob's Job runs: every member healthy, then one member at a time", async () => {
+    const cron = (await host.client.get(resourcePath("batch/v1", "cronjobs", { namespace: NS, name: "karmada-etcd-defrag" }))) as { spec: { jobTemplate: { spec: Record<string, unknown> } } };
+    await host.applyAll([{ apiVersion: "batch/v1", kind: "Job", metadata: { name: "defrag-now", namespace: NS }, spec: cron.spec.jobTemplate.spec } as KubeObject]);
+    const done = await waitFor(
+        "Job defrag-now finished",
+        async () => {
+            const job = (await host.client.get(resourcePath("batch/v1", "jobs", { namespace: NS, name: "defrag-now" }))) as { status?: { succeeded?: number; failed?: number } };
+            return job.status?.succeeded || job.status?.failed ? job.status : undefined;
+        },
+        { timeoutMs: 180_000, intervalMs: 1000 },
+    );
+    expect(done).toMatchObject({ succeeded: 1 });
+});
+
+/** Runs etcdctl once in a pod (the members' image, their certificate) and returns what it printed. */
+async function etcdctl(name: string, args: string[], endpoints = [n.members[0]]): Promise<string> {
+    const pki = "/etc/etcd/pki";
+    await host.applyAll([
+        {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name, namespace: NS },
+            spec: {
+                restartPolicy: "Never",
+                containers: [
+                    {
+                        name: "etcdctl",
+                        image: ETCD_IMAGE,
+                        command: ["etcdctl", `--endpoints=${endpoints.map((m) => `https://${n.memberHost(m)}:2379`).join(",")}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/tls.crt`, `--key=${pki}/tls.key`, ...args],
+                        volumeMounts: [{ name: "certs", mountPath: pki, readOnly: true }],
+                    },
+                ],
+                volumes: [{ name: "certs", secret: { secretName: n.certSecret } }],
+            },
+        } as KubeObject,
+    ]);
+    const pod = await waitForPodPhase(host.client, NS, name, ["Succeeded", "Failed"], 120_000);
+    const out = await podLogs(host.client, NS, name);
+    if (pod.status?.phase !== "Succeeded") {
+        const members = await Promise.all(n.members.map((m) => getPod(host.client, NS, m)));
+        const states = members.map((p) => `${p?.metadata.name} ${p?.status?.podIP} ${JSON.stringify(p?.status?.containerStatuses?.[0])}`);
+        throw new Error(`etcdctl ${args.join(" ")} failed: ${out}\nmembers:\n${states.join("\n")}`);
+    }
+    return out;
+}
+
+type MemberList = { members: { ID: number | string; name: string; clientURLs?: string[] }[] };
+
+test("a member whose volume is lost is replaced by docs/production.md's steps: remove, new volume, add, start as existing", async () => {
+    const last = n.members[n.members.length - 1];
+    const before = JSON.parse(await etcdctl("list-before", ["member", "list", "-w", "json", "--hex"])) as MemberList;
+    const id = before.members.find((m) => m.name === last)!.ID;
+    // 2. member remove; 3. its claim deleted (the volume is lost; the Retain PV stays Released).
+    await etcdctl("remove", ["member", "remove", String(id)]);
+    await host.client.delete(resourcePath("v1", "persistentvolumeclaims", { namespace: NS, name: `data-${last}` }));
+    // 4. member add, under its stable name.
+    await etcdctl("add", ["member", "add", last, `--peer-urls=https://${n.memberHost(last)}:2380`]);
+    // 5. the command line's index 8 says `existing` once, and the member's pod is deleted.
+    const sts = resourcePath("apps/v1", "statefulsets", { namespace: NS, name: n.statefulSet });
+    const live = (await host.client.get(sts)) as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+    expect(live.spec.template.spec.containers[0].command[8]).toBe("--initial-cluster-state=new");
+    const patched = await host.client.request("PATCH", sts, [{ op: "replace", path: "/spec/template/spec/containers/0/command/8", value: "--initial-cluster-state=existing" }], "application/json-patch+json");
+    expect(patched.status).toBe(200);
+    await host.client.delete(resourcePath("v1", "pods", { namespace: NS, name: last }));
+    // 6. three members again, each healthy, the replaced one with a new ID.
+    await waitFor(
+        "three members Ready after the replacement",
+        async () => {
+            const pods = await Promise.all(n.members.map((m) => getPod(host.client, NS, m)));
+            return pods.every((p) => p?.status?.containerStatuses?.[0]?.ready) ? true : undefined;
+        },
+        { timeoutMs: 300_000, intervalMs: 2000 },
+    );
+    const after = JSON.parse(await etcdctl("list-after", ["member", "list", "-w", "json", "--hex"])) as MemberList;
+    expect(after.members.map((m) => m.name).sort()).toEqual([...n.members].sort());
+    expect(after.members.find((m) => m.name === last)!.ID).not.toBe(id);
+    expect((await etcdctl("health-after", ["endpoint", "health"], n.members)).match(/is healthy/g)).toHaveLength(3);
+});
