@@ -10,6 +10,7 @@
 //   KAMINO_BENCH_SCALES=1,8,16   member counts (default 1,8,16)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
+//   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -22,12 +23,14 @@ import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
+import { REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16").split(",").filter((s) => s.trim() !== "").map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
+const REAL_RUNS = Number(process.env.KAMINO_BENCH_REAL_RUNS ?? String(RUNS));
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
 // peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
@@ -178,14 +181,20 @@ async function main(): Promise<void> {
     const failover = cycles.push_apiserver
         ? { ...timeline(cycles.push_apiserver), detection_s: DEFAULTS.failureDetectionSeconds, pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) } }
         : undefined;
+    const realRuns: Record<string, number>[] = [];
+    for (let i = 0; i < REAL_RUNS; i++) {
+        realRuns.push(await realNodesOnce(binPath));
+        console.log(`real nodes run ${i + 1}/${REAL_RUNS}: ${REAL_METRICS.map((m) => `${m}=${realRuns[i][m]}`).join(" ")}`);
+    }
+    const real = REAL_RUNS > 0 ? Object.fromEntries(REAL_METRICS.map((m) => [m, stats(realRuns.map((r) => r[m]))])) : undefined;
     const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.push_apiserver?.length ?? 0 };
     // Sections this run did not measure keep their figures, and the machine they were taken on.
     const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
     const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
-    const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : SCALES.length === 0)));
-    const machines = { ...earlierMachines, ...(SCALES.length ? { scales: machine } : {}), ...(failover ? { failover: machine } : {}) };
-    fs.writeFileSync(OUT, JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}) }, null, 2) + "\n");
+    const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : SCALES.length === 0)));
+    const machines = { ...earlierMachines, ...(SCALES.length ? { scales: machine } : {}), ...(failover ? { failover: machine } : {}), ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}) };
+    fs.writeFileSync(OUT, JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}), ...(real ? { real_nodes: real } : {}) }, null, 2) + "\n");
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
@@ -197,6 +206,7 @@ async function main(): Promise<void> {
             console.log(`${what}\n${FAILOVER_METRICS.map((m) => `  ${m}: ${t[m].min} / ${t[m].median} / ${t[m].max}`).join("\n")}`);
         }
     }
+    if (real) console.log(`real nodes (a three-node host, then Kamino's etcd by pulumi up), min / median / max of ${REAL_RUNS} run(s): ${REAL_METRICS.map((m) => `${m} ${real[m].min} / ${real[m].median} / ${real[m].max}`).join(", ")}`);
     console.log(`wrote ${OUT}`);
 }
 
