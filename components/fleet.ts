@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
+import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -17,8 +17,8 @@ import { KarmadaControlPlane } from "./karmada/control-plane";
 import { KarmadaFailover } from "./karmada/failover-taints";
 import { detectionFlags } from "./karmada/detection";
 import { AgentReadyWaiter } from "./karmada/pull-member";
-import { FleetMember, joinMember, LiveMember, liveMembers, SyncModeChangeError, syncModeChanges } from "./karmada/join";
-import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
+import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/join";
+import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
 import { SecretSync } from "./federation/secret-sync";
@@ -129,21 +129,7 @@ export class Fleet extends pulumi.ComponentResource {
         this.joinMembers(cfg, args, onKarmada);
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
-        this.crdMirror = new CrdMirror(
-            "iris-crd",
-            {
-                crdName: IRIS_CRD,
-                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
-                sourceKubeconfig: hostCluster.kubeconfig,
-                sourceName: host.name,
-                sourceReady: hostCluster.irisOperator!.release.status,
-                timeoutSeconds: cfg.iko.crdWaitSeconds,
-                targetProvider: onKarmada.provider,
-                reader: args.crdReader,
-                targetLifecycle: onKarmada.lifecycle,
-            },
-            { parent: this },
-        );
+        this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg, args.crdReader, onKarmada);
         const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider: onKarmada.provider, karmadaLifecycle: onKarmada.lifecycle }, { parent: this });
 
         // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
@@ -222,58 +208,35 @@ export class Fleet extends pulumi.ComponentResource {
         );
     }
 
+    /** The IrisCluster CRD, copied into Karmada from the host, where IKO created it. */
+    private mirrorIrisCrd(hostCluster: FleetCluster, cfg: FleetConfig, crdReader: CrdReader | undefined, onKarmada: KarmadaTarget): CrdMirror {
+        return new CrdMirror(
+            "iris-crd",
+            {
+                crdName: IRIS_CRD,
+                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
+                sourceKubeconfig: hostCluster.kubeconfig,
+                sourceName: hostCluster.config.name,
+                sourceReady: hostCluster.irisOperator!.release.status,
+                timeoutSeconds: cfg.iko.crdWaitSeconds,
+                targetProvider: onKarmada.provider,
+                reader: crdReader,
+                targetLifecycle: onKarmada.lifecycle,
+            },
+            { parent: this },
+        );
+    }
+
     /** Joins every cluster but the host, once IKO is on it. */
     private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaTarget): void {
-        const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
+        const narrowAfter = removedManifestsCleanup(cfg, this.karmada.kubeconfig, args.karmadaWorks, this);
         const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion, agentReadyWaiter: args.agentReadyWaiter };
-        const gate = this.syncModeGate(cfg, args.liveMembers);
+        const gate = syncModeGate(cfg, this.karmada.kubeconfig, args.liveMembers, this);
         for (const cluster of Object.values(this.clusters)) {
             if (cluster.config.karmadaHost) continue;
             const joining = { ...cluster, joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [] };
             this.members[cluster.config.name] = joinMember(joining, cfg, { ...target, gate }, narrowAfter, { parent: this });
         }
-    }
-
-    /**
-     * On `up`: settles once the live Karmada has no member whose sync mode the config changes, and
-     * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
-     * warning: the joins then fail or succeed on their own.
-     */
-    private syncModeGate(cfg: FleetConfig, read = liveMembers): pulumi.Output<boolean> | undefined {
-        if (pulumi.runtime.isDryRun()) return undefined;
-        return pulumi.unsecret(
-            this.karmada.kubeconfig.apply(async (kubeconfig) => {
-                let live: LiveMember[];
-                try {
-                    live = await read(kubeconfig);
-                } catch (e) {
-                    pulumi.log.warn(`could not read Karmada's members to check their sync modes: ${(e as Error).message}`, this);
-                    return true;
-                }
-                const problems = syncModeChanges(cfg, live);
-                if (problems.length > 0) throw new SyncModeChangeError(problems);
-                return true;
-            }),
-        );
-    }
-
-    /**
-     * On `up` with narrow member access: settles once Karmada has taken the objects of removed
-     * manifest entries off the members, before the member rules narrow (manifest-cleanup.ts). A
-     * Karmada that cannot be reached is a warning: the rules then narrow as before.
-     */
-    private removedManifestsCleanup(cfg: FleetConfig, karmadaWorks = liveKarmadaWorks): pulumi.Output<boolean> | undefined {
-        if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
-        const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
-        return this.karmada.kubeconfig.apply(async (kubeconfig) => {
-            try {
-                const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, { onProgress: (line) => pulumi.log.info(line, this, undefined, true) });
-                if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, this);
-            } catch (e) {
-                pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, this);
-            }
-            return true;
-        });
     }
 
     /**

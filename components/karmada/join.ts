@@ -97,6 +97,29 @@ export class SyncModeChangeError extends pulumi.RunError {
     }
 }
 
+/**
+ * On `up`: settles once the live Karmada has no member whose sync mode the config changes, and
+ * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
+ * warning, logged on `logTo`: the joins then fail or succeed on their own.
+ */
+export function syncModeGate(cfg: FleetConfig, karmadaKubeconfig: pulumi.Output<string>, read = liveMembers, logTo?: pulumi.Resource): pulumi.Output<boolean> | undefined {
+    if (pulumi.runtime.isDryRun()) return undefined;
+    return pulumi.unsecret(
+        karmadaKubeconfig.apply(async (kubeconfig) => {
+            let live: LiveMember[];
+            try {
+                live = await read(kubeconfig);
+            } catch (e) {
+                pulumi.log.warn(`could not read Karmada's members to check their sync modes: ${(e as Error).message}`, logTo);
+                return true;
+            }
+            const problems = syncModeChanges(cfg, live);
+            if (problems.length > 0) throw new SyncModeChangeError(problems);
+            return true;
+        }),
+    );
+}
+
 /** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the stack config. */
 export function memberAccessFor(cfg: FleetConfig): MemberAccessPlan {
     return memberAccessPlan(cfg.karmada.memberAccess, {

@@ -158,19 +158,18 @@ describe("files and functions a newcomer can read", () => {
 /**
  * The cluster suites (test/cluster/**, beside the harness above) under the same limits. The
  * functions that were over the limit when the check came (describe bodies and suite functions,
- * about 100-190 lines each) are listed with their length then: none may grow and none may join
- * them; one that is split leaves the list.
+ * about 100-240 lines each) are listed with their length as Prettier (.prettierrc) lays them out:
+ * none may grow and none may join them; one that is split leaves the list.
  */
 const CLUSTER_FUNCTIONS_OVER_LIMIT: Record<string, number> = {
-    'test/cluster/harness.test.ts describe("LoopbackFleet")': 185,
-    'test/cluster/harness.test.ts describe("process cleanup")': 109,
-    'test/cluster/propagation.test.ts describe.each(SCALES)("a fleet with %i member(s)")': 194,
-    'test/cluster/pull-failover.test.ts describe("failover of a Pull member")': 102,
-    "test/cluster/suites/dependencies.ts dependenciesSuite": 114,
-    "test/cluster/suites/failover.ts failoverSuite": 184,
-    "test/cluster/suites/preview-diff.ts previewDiffSuite": 132,
-    'test/cluster/suites/preview-diff.ts describe("a pull request: new image, ikoclone2 joined and placed, the license rotated")': 96,
-    "test/cluster/suites/pull-members.ts pullMembersSuite": 107,
+    'test/cluster/harness.test.ts describe("LoopbackFleet")': 209,
+    'test/cluster/propagation.test.ts describe.each(SCALES)("a fleet with %i member(s)")': 244,
+    'test/cluster/pull-failover.test.ts describe("failover of a Pull member")': 119,
+    "test/cluster/suites/dependencies.ts dependenciesSuite": 127,
+    "test/cluster/suites/failover.ts failoverSuite": 228,
+    "test/cluster/suites/preview-diff.ts previewDiffSuite": 143,
+    'test/cluster/suites/preview-diff.ts describe("a pull request: new image, ikoclone2 joined and placed, the license rotated")': 103,
+    "test/cluster/suites/pull-members.ts pullMembersSuite": 129,
 };
 
 describe("the cluster suites a newcomer can read", () => {
