@@ -5,19 +5,19 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
-import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
+import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
 import { IrisCluster } from "./crds";
 import { FederatedIrisCluster } from "./federation/federated-iris";
-import { IrisClusterInterpreter } from "./karmada/interpreter";
+import { IrisClusterInterpreter } from "./karmada/control-plane/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { publishedInstall } from "./karmada/api-endpoint";
-import { KarmadaControlPlane } from "./karmada/control-plane";
-import { KarmadaFailover } from "./karmada/failover-taints";
-import { detectionFlags } from "./karmada/detection";
-import { AgentReadyWaiter } from "./karmada/pull-member";
-import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/join";
+import { publishedInstall } from "./karmada/control-plane/api-endpoint";
+import { KarmadaControlPlane } from "./karmada/control-plane/control-plane";
+import { KarmadaFailover } from "./karmada/failover/failover-taints";
+import { detectionFlags } from "./karmada/failover/detection";
+import { AgentReadyWaiter } from "./karmada/members/pull-member";
+import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/members/join";
 import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
@@ -46,7 +46,7 @@ export interface FleetArgs {
      * Pull members' agents when `kamino:karmada.agentImage` is not set; read by the program.
      */
     existingKarmadaVersion?: string;
-    /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/join.ts); the default asks its API. */
+    /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/members/join.ts); the default asks its API. */
     liveMembers?: (karmadaKubeconfig: string) => Promise<LiveMember[]>;
     /** How `up` waits for each Pull member's agent to report its Cluster Ready; the default polls Karmada. */
     agentReadyWaiter?: AgentReadyWaiter;

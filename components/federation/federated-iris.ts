@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
 import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
-import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover";
+import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover/failover";
 import { RunningWaiter, waitForRunningMembers } from "../live/iris-running";
 import { formatAge } from "../live/progress";
 import { inheritedDependsOn } from "../common/options";

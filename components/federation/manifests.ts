@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 import * as path from "path";
 import { DEFAULTS, ManifestConfig, manifestObjectId, ManifestObject } from "../config";
 import { ClusterPropagationPolicy, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
-import { failoverPlacement } from "../karmada/failover";
+import { failoverPlacement } from "../karmada/failover/failover";
 import { everySelectedMember } from "./federated-iris";
 import { inheritedDependsOn } from "../common/options";
 

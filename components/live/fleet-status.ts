@@ -70,7 +70,7 @@ export function memberView(name: string, cluster: Cluster | undefined): MemberVi
 }
 
 /**
- * Kamino's failover placement (components/karmada/failover.ts): one affinity group per member, each
+ * Kamino's failover placement (components/karmada/failover/failover.ts): one affinity group per member, each
  * naming one member, and a spread constraint of one cluster group. The ordered list, or undefined
  * when the placement is another kind.
  */

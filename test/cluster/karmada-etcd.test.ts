@@ -1,4 +1,4 @@
-// Karmada's three-member etcd off kind (components/karmada/etcd-cluster.ts), run with the real etcd
+// Karmada's three-member etcd off kind (components/karmada/control-plane/etcd-cluster.ts), run with the real etcd
 // binary: each member is started with the command line of Kamino's StatefulSet as Kubernetes would
 // run it (POD_NAME and POD_IP from the downward API, the certificate Secret and the volume mounted at
 // their paths) and the certificates EtcdCertificates issues. Each member has its own loopback address
@@ -14,8 +14,8 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
-import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
+import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
+import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/control-plane/etcd-certificates";
 import {
     ETCD_REGISTRY_PREFIX,
     etcdCertificateHosts,
@@ -25,7 +25,7 @@ import {
     etcdLabels,
     etcdPeerServiceSpec,
     etcdStatefulSetSpec,
-} from "../../components/karmada/etcd-cluster";
+} from "../../components/karmada/control-plane/etcd-cluster";
 import { Binaries, findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
 import { ApiServer, KubeProcesses } from "./harness/kube-processes";
 import { planCluster } from "./harness/plan";
@@ -253,7 +253,7 @@ test("the real engine refuses a member count the running etcd cannot take, befor
             path.join(sandbox.project, "index.ts"),
             `import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KarmadaEtcd } from "./components/karmada/karmada-etcd";
+import { KarmadaEtcd } from "./components/karmada/control-plane/karmada-etcd";
 const kubeconfig = new pulumi.Config().requireSecret("hostKubeconfig");
 const host = new k8s.Provider("host", { kubeconfig });
 new KarmadaEtcd("karmada-etcd", { hostProvider: host, hostKubeconfig: kubeconfig, namespace: "karmada-system", settings: { members: 5 } });

@@ -3,8 +3,8 @@
 // real member API servers the same questions through SubjectAccessReviews.
 import * as k8s from "@pulumi/kubernetes";
 import { ConfigError, loadFleetConfig } from "../../components/config";
-import { KarmadaMember } from "../../components/karmada/member";
-import { FULL_RULES, memberAccessPlan, namespaceObjectRules, PolicyRule, WRITE_VERBS } from "../../components/karmada/member-access";
+import { KarmadaMember } from "../../components/karmada/members/member";
+import { FULL_RULES, memberAccessPlan, namespaceObjectRules, PolicyRule, WRITE_VERBS } from "../../components/karmada/members/member-access";
 import { MockRun, providerName } from "../support/mocks";
 
 const NARROW = { mode: "narrow" as const, extraRules: [] };

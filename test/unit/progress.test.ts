@@ -6,7 +6,7 @@ import { KarmadaView, waitUntilRunning } from "../../components/live/iris-runnin
 import { waitForObject } from "../../components/live/kube-read";
 import { formatAge, WaitProgress } from "../../components/live/progress";
 import { FederatedIrisCluster } from "../../components/federation/federated-iris";
-import { CrdMirror } from "../../components/karmada/crd-mirror";
+import { CrdMirror } from "../../components/karmada/control-plane/crd-mirror";
 import { removeDroppedManifestObjects } from "../../components/federation/manifest-cleanup";
 import { MockRun } from "../support/mocks";
 

@@ -1,8 +1,8 @@
 // What `karmadactl join` (Push mode) and `karmadactl unjoin` do, over plain HTTPS, for tests that
 // need a member joined without Pulumi (karmada-io/karmada pkg/karmadactl/join, pkg/util/credential.go;
 // ../shared/notes/karmada.md §2). Kamino's KarmadaMember component creates the same objects.
-import { KARMADA_SYSTEM_LABELS } from "../../../components/karmada/control-plane";
-import { joinNames } from "../../../components/karmada/member";
+import { KARMADA_SYSTEM_LABELS } from "../../../components/karmada/control-plane/control-plane";
+import { joinNames } from "../../../components/karmada/members/member";
 import { KubeClient, KubeObject, resourcePath } from "./kube-client";
 import { KARMADA_CLUSTER_NAMESPACE } from "./karmada-objects";
 import { waitFor } from "./wait";

@@ -13,11 +13,11 @@
 import * as crypto from "crypto";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KARMADA_SYSTEM_LABELS } from "./control-plane";
+import { KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";
 import { AgentCertificate, PullClusterRegistration } from "./agent-resources";
 import { KubeCall, waitForPullCluster } from "./agent-registration";
-import { kubeRequest } from "../live/kube-read";
-import { formatAge, ProgressSink } from "../live/progress";
+import { kubeRequest } from "../../live/kube-read";
+import { formatAge, ProgressSink } from "../../live/progress";
 import { MemberAccessPlan, PolicyRule } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 import {

@@ -3,8 +3,8 @@
 // status, and the ConfigMap and Secrets it names would need placements of their own.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { IrisCluster } from "../crds";
-import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../crds/karmada-api";
+import { IrisCluster } from "../../crds";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../../crds/karmada-api";
 
 /**
  * Unhealthy only when IKO reports a failure: phase Failed or Error. Karmada's application failover

@@ -3,14 +3,14 @@
 // the member (member-access.ts) either way.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, DEFAULTS, FleetConfig } from "../config";
-import { describeError, kubeRequest } from "../live/kube-read";
-import { detectionFlags } from "./detection";
+import { ClusterConfig, DEFAULTS, FleetConfig } from "../../config";
+import { describeError, kubeRequest } from "../../live/kube-read";
+import { detectionFlags } from "../failover/detection";
 import { KarmadaMember } from "./member";
 import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
 import { AgentReadyWaiter, KarmadaPullMember } from "./pull-member";
-import { KARMADA_PATHS } from "../crds/karmada-api";
+import { KARMADA_PATHS } from "../../crds/karmada-api";
 
 /** A joined member, whichever its sync mode. */
 export type FleetMember = KarmadaMember | KarmadaPullMember;

@@ -2,8 +2,8 @@
 // shows the join and destroy undoes it.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../crds";
-import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./control-plane";
+import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../../crds";
+import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";
 import { FULL_RULES, MemberAccessPlan } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 

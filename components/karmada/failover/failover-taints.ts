@@ -3,9 +3,9 @@
 // tolerations, application failover) is in each IrisCluster's PropagationPolicy (federated-iris.ts).
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterTaintPolicy } from "../crds";
+import { ClusterTaintPolicy } from "../../crds";
 import { FAILOVER_TAINT_POLICY_NAME, failoverTaintPolicySpec } from "./failover";
-import { inheritedDependsOn } from "../common/options";
+import { inheritedDependsOn } from "../../common/options";
 
 /** Arguments of a KarmadaFailover. */
 export interface KarmadaFailoverArgs {

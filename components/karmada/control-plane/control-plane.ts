@@ -6,9 +6,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
 import { KarmadaEtcd, KarmadaEtcdArgs } from "./karmada-etcd";
-import { serverOf, withServer } from "../common/kubeconfig";
-import { inheritedDependsOn } from "../common/options";
-import { Values } from "../common/values";
+import { serverOf, withServer } from "../../common/kubeconfig";
+import { inheritedDependsOn } from "../../common/options";
+import { Values } from "../../common/values";
 
 /** Labels `karmadactl join` puts on the objects it creates. */
 export const KARMADA_SYSTEM_LABELS = { "karmada.io/system": "true" };
