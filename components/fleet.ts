@@ -21,6 +21,7 @@ import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/mem
 import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
+import { KarmadaContext } from "./common/karmada-context";
 import { SecretSync } from "./federation/secret-sync";
 
 /** The CRD IKO creates and Karmada must know before it accepts IrisCluster templates. */
@@ -52,13 +53,6 @@ export interface FleetArgs {
     agentReadyWaiter?: AgentReadyWaiter;
 }
 
-
-/** The Karmada API as the objects in it see it: its provider, and what deletes it whole. */
-interface KarmadaTarget {
-    provider: k8s.Provider;
-    /** Deleting this deletes the Karmada API; its objects are then not deleted one by one. */
-    lifecycle?: pulumi.Resource;
-}
 
 /** Summary of one cluster, as a stack output. */
 export interface ClusterSummary {
@@ -123,14 +117,14 @@ export class Fleet extends pulumi.ComponentResource {
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[host.name];
         this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
-        const onKarmada: KarmadaTarget = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined };
+        const onKarmada: KarmadaContext = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined, kubeconfig: this.karmada.kubeconfig };
 
         // 4. Join every other cluster: Push by default, Pull where the config says so.
         this.joinMembers(cfg, args, onKarmada);
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
         this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg, args.crdReader, onKarmada);
-        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider: onKarmada.provider, karmadaLifecycle: onKarmada.lifecycle }, { parent: this });
+        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmada: onKarmada }, { parent: this });
 
         // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
         this.failover = this.failoverTaints(cfg, onKarmada);
@@ -209,7 +203,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The IrisCluster CRD, copied into Karmada from the host, where IKO created it. */
-    private mirrorIrisCrd(hostCluster: FleetCluster, cfg: FleetConfig, crdReader: CrdReader | undefined, onKarmada: KarmadaTarget): CrdMirror {
+    private mirrorIrisCrd(hostCluster: FleetCluster, cfg: FleetConfig, crdReader: CrdReader | undefined, onKarmada: KarmadaContext): CrdMirror {
         return new CrdMirror(
             "iris-crd",
             {
@@ -228,7 +222,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** Joins every cluster but the host, once IKO is on it. */
-    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaTarget): void {
+    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaContext): void {
         const narrowAfter = removedManifestsCleanup(cfg, this.karmada.kubeconfig, args.karmadaWorks, this);
         const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion, agentReadyWaiter: args.agentReadyWaiter };
         const gate = syncModeGate(cfg, this.karmada.kubeconfig, args.liveMembers, this);
@@ -243,18 +237,18 @@ export class Fleet extends pulumi.ComponentResource {
      * The ClusterTaintPolicy for the members failover placements name, once they are joined; none
      * without failover placement, so that other fleets keep Karmada's plain behaviour.
      */
-    private failoverTaints(cfg: FleetConfig, karmada: KarmadaTarget): KarmadaFailover | undefined {
+    private failoverTaints(cfg: FleetConfig, karmada: KarmadaContext): KarmadaFailover | undefined {
         const members = failoverMembers(cfg);
         if (members.length === 0) return undefined;
         return new KarmadaFailover(
             "failover",
-            { members, karmadaProvider: karmada.provider, karmadaLifecycle: karmada.lifecycle },
+            { members, karmada },
             { parent: this, dependsOn: members.map((m) => this.members[m].cluster) },
         );
     }
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
-    private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
+    private namespaces(cfg: FleetConfig, karmada: KarmadaContext): k8s.core.v1.Namespace[] {
         const names = [
             ...new Set([
                 ...cfg.irisClusters.map((i) => i.namespace),
@@ -279,7 +273,7 @@ export class Fleet extends pulumi.ComponentResource {
     private syncSecrets(
         cfg: FleetConfig,
         secretValues: FleetArgs["secretValues"],
-        karmada: KarmadaTarget,
+        karmada: KarmadaContext,
         namespaces: pulumi.Resource[],
     ): SecretSync | undefined {
         if (cfg.secrets.length === 0) return undefined;
@@ -288,8 +282,7 @@ export class Fleet extends pulumi.ComponentResource {
             {
                 // A Secret an IrisCluster names and no placement places follows that IrisCluster only.
                 secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], ...dependencyPlacement(cfg, "Secret", s) })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
@@ -298,14 +291,13 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The ConfigMaps, when the config has any; most travel only as dependencies of IrisClusters. */
-    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
+    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
         if (cfg.configMaps.length === 0) return undefined;
         return new FederatedConfigMaps(
             "config-maps",
             {
                 configMaps: cfg.configMaps.map((c) => ({ config: c, ...dependencyPlacement(cfg, "ConfigMap", c) })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
@@ -317,7 +309,7 @@ export class Fleet extends pulumi.ComponentResource {
      * The objects of `kamino:manifests`, when the config has any: after their namespaces and after
      * Karmada's rights on every member (narrow access widens to their kinds), which they outlive.
      */
-    private federateManifests(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
+    private federateManifests(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
         if (cfg.manifests.length === 0) return undefined;
         return new FederatedManifests(
             "manifests",
@@ -326,8 +318,7 @@ export class Fleet extends pulumi.ComponentResource {
                     config: m,
                     targetClusters: m.placement.mode === "failover" ? m.placement.clusterNames! : resolvePlacement(cfg.clusters, m.placement),
                 })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])] },
@@ -335,7 +326,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
-    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaTarget, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
+    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaContext, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
         // In failover mode, the list in its order: first choice first.
         const targets = ic.placement.mode === "failover" ? ic.placement.clusterNames! : resolvePlacement(cfg.clusters, ic.placement);
         const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
@@ -343,10 +334,8 @@ export class Fleet extends pulumi.ComponentResource {
             ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
             {
                 config: ic,
-                karmadaProvider: karmada.provider,
+                karmada,
                 targetClusters: targets,
-                karmadaLifecycle: karmada.lifecycle,
-                karmadaKubeconfig: this.karmada.kubeconfig,
                 waitForRunning: runningWaiter,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },

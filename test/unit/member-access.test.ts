@@ -143,7 +143,7 @@ describe("KarmadaMember with narrow access", () => {
         new KarmadaMember("m", {
             clusterName: "dr",
             memberProvider: provider("member"),
-            karmadaProvider: provider("karmada"),
+            karmada: { provider: provider("karmada") },
             karmadaClusterNamespace: "karmada-cluster",
             apiEndpoint: "https://10.0.0.1:6443",
             access: memberAccessPlan({ mode, extraRules: [] }, { irisClusterNamespaces: ["default"], secretNamespaces: ["iris"] }),

@@ -11,6 +11,7 @@ import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
 import { AgentReadyWaiter, KarmadaPullMember } from "./pull-member";
 import { KARMADA_PATHS } from "../../crds/karmada-api";
+import { KarmadaContext } from "../../common/karmada-context";
 
 /** A joined member, whichever its sync mode. */
 export type FleetMember = KarmadaMember | KarmadaPullMember;
@@ -31,10 +32,7 @@ export interface JoiningCluster {
 }
 
 /** The Karmada it joins. */
-export interface JoinTarget {
-    provider: k8s.Provider;
-    /** Deleting this deletes the Karmada API. */
-    lifecycle?: pulumi.Resource;
+export interface JoinTarget extends KarmadaContext {
     /** Kubeconfig of the Karmada API for this program; secret. */
     kubeconfig: pulumi.Output<string>;
     /** `karmada-cluster` in the Karmada API (Push credentials). */
@@ -142,14 +140,13 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
     const common = {
         clusterName: c.name,
         memberProvider: cluster.provider,
-        karmadaProvider: karmada.provider,
+        karmada: { provider: karmada.provider, lifecycle: karmada.lifecycle, kubeconfig: karmada.kubeconfig },
         apiEndpoint: cluster.apiEndpoint,
         labels: c.labels,
         provider: c.provider,
         region: cluster.region,
         zones: cluster.zones,
         memberLifecycle: cluster.lifecycle,
-        karmadaLifecycle: karmada.lifecycle,
         joinAfter: cluster.joinAfter,
         access: memberAccessFor(cfg),
         narrowAfter,
@@ -168,7 +165,7 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
         : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
-        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
+        { ...common, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
         opts,
     );
 }
