@@ -1,10 +1,10 @@
 // npm run failback -- <namespace/name> [--stack <stack>]
 //
 // Moves a failover-placed IrisCluster back to the first member of its list, once that member is
-// Ready again (components/karmada/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
+// Ready again (components/karmada/failover/failback.ts says why Karmada needs to be told). The Karmada kubeconfig
 // comes from the stack's secret output, read through `pulumi stack output --show-secrets` in this
 // process (commands/pulumi-stack.ts): it never appears on a command line or on disk.
-import { failback, FailbackError } from "../components/karmada/failback";
+import { failback, FailbackError } from "../components/karmada/failover/failback";
 import { kubeRequest } from "../components/live/kube-read";
 import { parseCommandArgs, PulumiError, readStackOutputs, STACK_OPTION } from "./pulumi-stack";
 

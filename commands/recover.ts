@@ -17,8 +17,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { deleteCluster } from "../components/karmada/agent-registration";
-import { liveMembers } from "../components/karmada/join";
+import { deleteCluster } from "../components/karmada/members/agent-registration";
+import { liveMembers } from "../components/karmada/members/join";
 import { kubeRequest } from "../components/live/kube-read";
 import {
     HELM_RELEASE_TYPE,

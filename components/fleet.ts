@@ -3,24 +3,25 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, manifestObjectId, parseEndpoint, resolvePlacement } from "./config";
+import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, parseEndpoint, resolvePlacement } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
-import { CrdMirror, CrdReader } from "./karmada/crd-mirror";
+import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
 import { IrisCluster } from "./crds";
 import { FederatedIrisCluster } from "./federation/federated-iris";
-import { IrisClusterInterpreter } from "./karmada/interpreter";
+import { IrisClusterInterpreter } from "./karmada/control-plane/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { publishedInstall } from "./karmada/api-endpoint";
-import { KarmadaControlPlane } from "./karmada/control-plane";
-import { KarmadaFailover } from "./karmada/failover-taints";
-import { detectionFlags } from "./karmada/detection";
-import { AgentReadyWaiter } from "./karmada/pull-member";
-import { FleetMember, joinMember, LiveMember, liveMembers, SyncModeChangeError, syncModeChanges } from "./karmada/join";
-import { KarmadaWorks, liveKarmadaWorks, removeDroppedManifestObjects } from "./federation/manifest-cleanup";
+import { publishedInstall } from "./karmada/control-plane/api-endpoint";
+import { KarmadaControlPlane } from "./karmada/control-plane/control-plane";
+import { KarmadaFailover } from "./karmada/failover/failover-taints";
+import { detectionFlags } from "./karmada/failover/detection";
+import { AgentReadyWaiter } from "./karmada/members/pull-member";
+import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/members/join";
+import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
+import { KarmadaContext } from "./common/karmada-context";
 import { SecretSync } from "./federation/secret-sync";
 
 /** The CRD IKO creates and Karmada must know before it accepts IrisCluster templates. */
@@ -46,19 +47,12 @@ export interface FleetArgs {
      * Pull members' agents when `kamino:karmada.agentImage` is not set; read by the program.
      */
     existingKarmadaVersion?: string;
-    /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/join.ts); the default asks its API. */
+    /** How `up` reads the members Karmada has, to refuse a sync-mode change (karmada/members/join.ts); the default asks its API. */
     liveMembers?: (karmadaKubeconfig: string) => Promise<LiveMember[]>;
     /** How `up` waits for each Pull member's agent to report its Cluster Ready; the default polls Karmada. */
     agentReadyWaiter?: AgentReadyWaiter;
 }
 
-
-/** The Karmada API as the objects in it see it: its provider, and what deletes it whole. */
-interface KarmadaTarget {
-    provider: k8s.Provider;
-    /** Deleting this deletes the Karmada API; its objects are then not deleted one by one. */
-    lifecycle?: pulumi.Resource;
-}
 
 /** Summary of one cluster, as a stack output. */
 export interface ClusterSummary {
@@ -123,28 +117,14 @@ export class Fleet extends pulumi.ComponentResource {
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[host.name];
         this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
-        const onKarmada: KarmadaTarget = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined };
+        const onKarmada: KarmadaContext = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined, kubeconfig: this.karmada.kubeconfig };
 
         // 4. Join every other cluster: Push by default, Pull where the config says so.
         this.joinMembers(cfg, args, onKarmada);
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
-        this.crdMirror = new CrdMirror(
-            "iris-crd",
-            {
-                crdName: IRIS_CRD,
-                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
-                sourceKubeconfig: hostCluster.kubeconfig,
-                sourceName: host.name,
-                sourceReady: hostCluster.irisOperator!.release.status,
-                timeoutSeconds: cfg.iko.crdWaitSeconds,
-                targetProvider: onKarmada.provider,
-                reader: args.crdReader,
-                targetLifecycle: onKarmada.lifecycle,
-            },
-            { parent: this },
-        );
-        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmadaProvider: onKarmada.provider, karmadaLifecycle: onKarmada.lifecycle }, { parent: this });
+        this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg, args.crdReader, onKarmada);
+        const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmada: onKarmada }, { parent: this });
 
         // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
         this.failover = this.failoverTaints(cfg, onKarmada);
@@ -222,11 +202,30 @@ export class Fleet extends pulumi.ComponentResource {
         );
     }
 
+    /** The IrisCluster CRD, copied into Karmada from the host, where IKO created it. */
+    private mirrorIrisCrd(hostCluster: FleetCluster, cfg: FleetConfig, crdReader: CrdReader | undefined, onKarmada: KarmadaContext): CrdMirror {
+        return new CrdMirror(
+            "iris-crd",
+            {
+                crdName: IRIS_CRD,
+                identity: { kind: IrisCluster.kind, plural: "irisclusters", scope: "Namespaced" },
+                sourceKubeconfig: hostCluster.kubeconfig,
+                sourceName: hostCluster.config.name,
+                sourceReady: hostCluster.irisOperator!.release.status,
+                timeoutSeconds: cfg.iko.crdWaitSeconds,
+                targetProvider: onKarmada.provider,
+                reader: crdReader,
+                targetLifecycle: onKarmada.lifecycle,
+            },
+            { parent: this },
+        );
+    }
+
     /** Joins every cluster but the host, once IKO is on it. */
-    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaTarget): void {
-        const narrowAfter = this.removedManifestsCleanup(cfg, args.karmadaWorks);
+    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaContext): void {
+        const narrowAfter = removedManifestsCleanup(cfg, this.karmada.kubeconfig, args.karmadaWorks, this);
         const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion, agentReadyWaiter: args.agentReadyWaiter };
-        const gate = this.syncModeGate(cfg, args.liveMembers);
+        const gate = syncModeGate(cfg, this.karmada.kubeconfig, args.liveMembers, this);
         for (const cluster of Object.values(this.clusters)) {
             if (cluster.config.karmadaHost) continue;
             const joining = { ...cluster, joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [] };
@@ -235,63 +234,21 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /**
-     * On `up`: settles once the live Karmada has no member whose sync mode the config changes, and
-     * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
-     * warning: the joins then fail or succeed on their own.
-     */
-    private syncModeGate(cfg: FleetConfig, read = liveMembers): pulumi.Output<boolean> | undefined {
-        if (pulumi.runtime.isDryRun()) return undefined;
-        return pulumi.unsecret(
-            this.karmada.kubeconfig.apply(async (kubeconfig) => {
-                let live: LiveMember[];
-                try {
-                    live = await read(kubeconfig);
-                } catch (e) {
-                    pulumi.log.warn(`could not read Karmada's members to check their sync modes: ${(e as Error).message}`, this);
-                    return true;
-                }
-                const problems = syncModeChanges(cfg, live);
-                if (problems.length > 0) throw new SyncModeChangeError(problems);
-                return true;
-            }),
-        );
-    }
-
-    /**
-     * On `up` with narrow member access: settles once Karmada has taken the objects of removed
-     * manifest entries off the members, before the member rules narrow (manifest-cleanup.ts). A
-     * Karmada that cannot be reached is a warning: the rules then narrow as before.
-     */
-    private removedManifestsCleanup(cfg: FleetConfig, karmadaWorks = liveKarmadaWorks): pulumi.Output<boolean> | undefined {
-        if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
-        const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
-        return this.karmada.kubeconfig.apply(async (kubeconfig) => {
-            try {
-                const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, { onProgress: (line) => pulumi.log.info(line, this, undefined, true) });
-                if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, this);
-            } catch (e) {
-                pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, this);
-            }
-            return true;
-        });
-    }
-
-    /**
      * The ClusterTaintPolicy for the members failover placements name, once they are joined; none
      * without failover placement, so that other fleets keep Karmada's plain behaviour.
      */
-    private failoverTaints(cfg: FleetConfig, karmada: KarmadaTarget): KarmadaFailover | undefined {
+    private failoverTaints(cfg: FleetConfig, karmada: KarmadaContext): KarmadaFailover | undefined {
         const members = failoverMembers(cfg);
         if (members.length === 0) return undefined;
         return new KarmadaFailover(
             "failover",
-            { members, karmadaProvider: karmada.provider, karmadaLifecycle: karmada.lifecycle },
+            { members, karmada },
             { parent: this, dependsOn: members.map((m) => this.members[m].cluster) },
         );
     }
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
-    private namespaces(cfg: FleetConfig, karmada: KarmadaTarget): k8s.core.v1.Namespace[] {
+    private namespaces(cfg: FleetConfig, karmada: KarmadaContext): k8s.core.v1.Namespace[] {
         const names = [
             ...new Set([
                 ...cfg.irisClusters.map((i) => i.namespace),
@@ -316,7 +273,7 @@ export class Fleet extends pulumi.ComponentResource {
     private syncSecrets(
         cfg: FleetConfig,
         secretValues: FleetArgs["secretValues"],
-        karmada: KarmadaTarget,
+        karmada: KarmadaContext,
         namespaces: pulumi.Resource[],
     ): SecretSync | undefined {
         if (cfg.secrets.length === 0) return undefined;
@@ -325,8 +282,7 @@ export class Fleet extends pulumi.ComponentResource {
             {
                 // A Secret an IrisCluster names and no placement places follows that IrisCluster only.
                 secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], ...dependencyPlacement(cfg, "Secret", s) })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
@@ -335,14 +291,13 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The ConfigMaps, when the config has any; most travel only as dependencies of IrisClusters. */
-    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
+    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
         if (cfg.configMaps.length === 0) return undefined;
         return new FederatedConfigMaps(
             "config-maps",
             {
                 configMaps: cfg.configMaps.map((c) => ({ config: c, ...dependencyPlacement(cfg, "ConfigMap", c) })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
@@ -354,7 +309,7 @@ export class Fleet extends pulumi.ComponentResource {
      * The objects of `kamino:manifests`, when the config has any: after their namespaces and after
      * Karmada's rights on every member (narrow access widens to their kinds), which they outlive.
      */
-    private federateManifests(cfg: FleetConfig, karmada: KarmadaTarget, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
+    private federateManifests(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
         if (cfg.manifests.length === 0) return undefined;
         return new FederatedManifests(
             "manifests",
@@ -363,8 +318,7 @@ export class Fleet extends pulumi.ComponentResource {
                     config: m,
                     targetClusters: m.placement.mode === "failover" ? m.placement.clusterNames! : resolvePlacement(cfg.clusters, m.placement),
                 })),
-                karmadaProvider: karmada.provider,
-                karmadaLifecycle: karmada.lifecycle,
+                karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
             { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])] },
@@ -372,7 +326,7 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
-    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaTarget, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
+    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaContext, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
         // In failover mode, the list in its order: first choice first.
         const targets = ic.placement.mode === "failover" ? ic.placement.clusterNames! : resolvePlacement(cfg.clusters, ic.placement);
         const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
@@ -380,10 +334,8 @@ export class Fleet extends pulumi.ComponentResource {
             ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
             {
                 config: ic,
-                karmadaProvider: karmada.provider,
+                karmada,
                 targetClusters: targets,
-                karmadaLifecycle: karmada.lifecycle,
-                karmadaKubeconfig: this.karmada.kubeconfig,
                 waitForRunning: runningWaiter,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },

@@ -3,9 +3,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, DEFAULTS, FleetConfig, loadFleetConfig } from "./config";
-import { detectionFlags } from "./karmada/detection";
-import { imageTag } from "./karmada/pull-agent";
-import { CrdReader } from "./karmada/crd-mirror";
+import { detectionFlags } from "./karmada/failover/detection";
+import { imageTag } from "./karmada/members/pull-agent";
+import { CrdReader } from "./karmada/control-plane/crd-mirror";
 import { failoverReadiness, FailoverReadinessError, KarmadaProbe, liveKarmadaProbe, needsFailoverReadiness } from "./checks/failover-readiness";
 import { forceFieldOwnership } from "./common/field-ownership";
 import { Fleet, FleetArgs } from "./fleet";

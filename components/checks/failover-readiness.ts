@@ -4,7 +4,7 @@
 // resource exists, so that the user learns which flag is missing instead of finding out in an outage.
 import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "../config";
 import { ClusterTaintPolicy } from "../crds";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "../karmada/failover";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "../karmada/failover/failover";
 import { describeError, kubeRequest } from "../live/kube-read";
 
 /** What the check asks the live control plane; injected so that tests can answer. */
@@ -78,7 +78,7 @@ export function missingControllerSettings(command: string[]): string[] {
 }
 
 /**
- * The flags of `detection` (karmada/detection.ts) that `command` sets otherwise, or not at all, as
+ * The flags of `detection` (karmada/failover/detection.ts) that `command` sets otherwise, or not at all, as
  * `--flag=value` (the later of repeated flags wins, as in Go's flag parsing).
  */
 export function detectionMismatches(command: string[], detection: Readonly<Record<string, string>>): string[] {

@@ -46,65 +46,73 @@ export interface FleetClusterPlace {
 /** The cluster a config entry declares, created (kind, GKE) or adopted (existing). */
 export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: FleetClusterPlace, opts: pulumi.ComponentResourceOptions): FleetCluster {
     switch (c.provider) {
-        case "kind": {
-            const subnets = defaultSubnets(place.kindIndex);
-            const kind = new KindCluster(
-                c.name,
-                {
-                    kindName: `${cfg.kindNamePrefix}${c.name}`,
-                    workers: c.workers,
-                    nodeImage: c.nodeImage,
-                    podSubnet: c.podSubnet ?? subnets.podSubnet,
-                    serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
-                    // The Karmada API's NodePort must be mapped when the node container is created.
-                    portMappings: place.hostsHelmKarmada
-                        ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
-                        : [],
-                },
-                opts,
-            );
-            return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
-        }
-        case "gke": {
-            // Loaded only by stacks with a GKE cluster: @pulumi/gcp costs every other run ~0.4-1.3 s.
-            const { GkeCluster } = require("./gke-cluster") as typeof import("./gke-cluster");
-            const gke = new GkeCluster(
-                c.name,
-                {
-                    clusterName: c.name,
-                    project: c.project!,
-                    region: c.region,
-                    zone: c.zone,
-                    nodeCount: c.nodeCount,
-                    machineType: c.machineType,
-                    network: c.network,
-                    subnetwork: c.subnetwork,
-                    releaseChannel: c.releaseChannel,
-                    authorizedNetworks: c.authorizedNetworks ?? [],
-                    nodeLocations: c.nodeLocations,
-                    privateNodes: gkePrivateNodes(c, cfg.clusters),
-                    natAddresses: c.natAddresses,
-                    deletionProtection: c.deletionProtection ?? cfg.protect,
-                },
-                opts,
-            );
-            return {
-                config: c,
-                provider: gke.provider,
-                kubeconfig: gke.kubeconfig,
-                apiEndpoint: gke.apiEndpoint,
-                lifecycle: gke.cluster,
-                region: gke.region,
-                zones: gke.zones,
-                gcpProvider: gke.gcpProvider,
-                egressAddresses: gke.egressAddresses,
-            };
-        }
+        case "kind":
+            return createKind(c, cfg, place, opts);
+        case "gke":
+            return createGke(c, cfg, opts);
         case "existing": {
             const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);
             return { config: c, provider: existing.provider, kubeconfig: existing.kubeconfig, apiEndpoint: existing.apiEndpoint, region: c.region, zones: c.zones };
         }
     }
+}
+
+/** A kind cluster on this machine, at its default subnets unless the config gives them. */
+function createKind(c: Extract<ClusterConfig, { provider: "kind" }>, cfg: FleetConfig, place: FleetClusterPlace, opts: pulumi.ComponentResourceOptions): FleetCluster {
+    const subnets = defaultSubnets(place.kindIndex);
+    const kind = new KindCluster(
+        c.name,
+        {
+            kindName: `${cfg.kindNamePrefix}${c.name}`,
+            workers: c.workers,
+            nodeImage: c.nodeImage,
+            podSubnet: c.podSubnet ?? subnets.podSubnet,
+            serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
+            // The Karmada API's NodePort must be mapped when the node container is created.
+            portMappings: place.hostsHelmKarmada
+                ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
+                : [],
+        },
+        opts,
+    );
+    return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
+}
+
+/** A GKE cluster (private nodes and NAT where the fleet needs them). */
+function createGke(c: Extract<ClusterConfig, { provider: "gke" }>, cfg: FleetConfig, opts: pulumi.ComponentResourceOptions): FleetCluster {
+    // Loaded only by stacks with a GKE cluster: @pulumi/gcp costs every other run ~0.4-1.3 s.
+    const { GkeCluster } = require("./gke-cluster") as typeof import("./gke-cluster");
+    const gke = new GkeCluster(
+        c.name,
+        {
+            clusterName: c.name,
+            project: c.project!,
+            region: c.region,
+            zone: c.zone,
+            nodeCount: c.nodeCount,
+            machineType: c.machineType,
+            network: c.network,
+            subnetwork: c.subnetwork,
+            releaseChannel: c.releaseChannel,
+            authorizedNetworks: c.authorizedNetworks ?? [],
+            nodeLocations: c.nodeLocations,
+            privateNodes: gkePrivateNodes(c, cfg.clusters),
+            natAddresses: c.natAddresses,
+            deletionProtection: c.deletionProtection ?? cfg.protect,
+        },
+        opts,
+    );
+    return {
+        config: c,
+        provider: gke.provider,
+        kubeconfig: gke.kubeconfig,
+        apiEndpoint: gke.apiEndpoint,
+        lifecycle: gke.cluster,
+        region: gke.region,
+        zones: gke.zones,
+        gcpProvider: gke.gcpProvider,
+        egressAddresses: gke.egressAddresses,
+    };
 }
 
 /** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */

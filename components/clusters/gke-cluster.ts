@@ -75,27 +75,7 @@ export class GkeCluster extends pulumi.ComponentResource {
 
         this.cluster = new gcp.container.Cluster(
             `${name}-cluster`,
-            {
-                name: args.clusterName,
-                project: args.project,
-                location: topo.location,
-                // The default pool cannot be changed without recreating the cluster: drop it, manage our own.
-                removeDefaultNodePool: true,
-                initialNodeCount: 1,
-                // On, GKE refuses to delete the cluster: `kamino:protect: false` and an `up` first (docs/production.md).
-                deletionProtection: args.deletionProtection ?? true,
-                releaseChannel: { channel: args.releaseChannel },
-                workloadIdentityConfig: { workloadPool: `${args.project}.svc.id.goog` },
-                datapathProvider: "ADVANCED_DATAPATH",
-                // VPC-native networking, which Dataplane V2 requires.
-                ipAllocationPolicy: {},
-                network: args.network,
-                subnetwork: args.subnetwork,
-                masterAuthorizedNetworksConfig: { cidrBlocks: args.authorizedNetworks.map((cidrBlock) => ({ cidrBlock })) },
-                nodeLocations: args.nodeLocations,
-                // The control plane keeps its public endpoint (behind the authorized networks); nodes get no public address.
-                ...(args.privateNodes ? { privateClusterConfig: { enablePrivateNodes: true, enablePrivateEndpoint: false } } : {}),
-            },
+            gkeClusterArgs(args, topo.location),
             onGcp,
         );
         if (args.privateNodes) {
@@ -142,4 +122,29 @@ export class GkeCluster extends pulumi.ComponentResource {
         );
         this.registerOutputs({ kubeconfig: this.kubeconfig, apiEndpoint: this.apiEndpoint });
     }
+}
+
+/** The cluster itself: Dataplane V2, Workload Identity, no default pool, nodes private where asked (pure). */
+function gkeClusterArgs(args: GkeClusterArgs, location: string): gcp.container.ClusterArgs {
+    return {
+        name: args.clusterName,
+        project: args.project,
+        location,
+        // The default pool cannot be changed without recreating the cluster: drop it, manage our own.
+        removeDefaultNodePool: true,
+        initialNodeCount: 1,
+        // On, GKE refuses to delete the cluster: `kamino:protect: false` and an `up` first (docs/production.md).
+        deletionProtection: args.deletionProtection ?? true,
+        releaseChannel: { channel: args.releaseChannel },
+        workloadIdentityConfig: { workloadPool: `${args.project}.svc.id.goog` },
+        datapathProvider: "ADVANCED_DATAPATH",
+        // VPC-native networking, which Dataplane V2 requires.
+        ipAllocationPolicy: {},
+        network: args.network,
+        subnetwork: args.subnetwork,
+        masterAuthorizedNetworksConfig: { cidrBlocks: args.authorizedNetworks.map((cidrBlock) => ({ cidrBlock })) },
+        nodeLocations: args.nodeLocations,
+        // The control plane keeps its public endpoint (behind the authorized networks); nodes get no public address.
+        ...(args.privateNodes ? { privateClusterConfig: { enablePrivateNodes: true, enablePrivateEndpoint: false } } : {}),
+    };
 }

@@ -78,16 +78,25 @@ export function checkKarmadaEtcd(cfg: CheckedConfig): Problem[] {
     return [{ path: ["karmada", "etcd"], reason, fix: "remove etcd" }];
 }
 
+/** The Karmada of a stack and its host, as the checks below read them. */
+type HostCheck = { k: NonNullable<CheckedConfig["karmada"]>; host: CheckedConfig["clusters"][number]; hostIndex: number; at: (key: string) => Problem["path"] };
+
 /** Where Karmada is installed and how it is reached: see the file comment. */
 export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
-    const problems: Problem[] = [];
     const k = cfg.karmada;
     const hostIndex = cfg.clusters.findIndex((c) => c.karmadaHost);
     const host = cfg.clusters[hostIndex];
-    if (!k || !host) return problems;
-    const existing = k.existingKubeconfigPath !== undefined;
-    const at = (key: string): Problem["path"] => ["karmada", key];
+    if (!k || !host) return [];
+    const c: HostCheck = { k, host, hostIndex, at: (key) => ["karmada", key] };
+    const problems = checkEndpointSyntax(c);
+    if (k.existingKubeconfigPath !== undefined) return [...problems, ...checkExistingKarmada(c)];
+    if (host.provider === "kind") return [...problems, ...checkKindHost(c)];
+    return [...problems, ...checkPublishedHost(cfg, c)];
+}
 
+/** `endpoint` and `authorizedNetworks` as written, wherever Karmada runs. */
+function checkEndpointSyntax({ k, at }: HostCheck): Problem[] {
+    const problems: Problem[] = [];
     if (k.endpoint !== undefined) {
         const parsed = parseEndpoint(k.endpoint);
         if (typeof parsed === "string") problems.push({ path: at("endpoint"), reason: parsed, fix: "write an IP address or a DNS name, e.g. 203.0.113.10 or karmada.example.com (optionally :5443)" });
@@ -103,31 +112,40 @@ export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
             });
         }
     });
+    return problems;
+}
 
-    if (existing) {
-        if (host.provider === "gke") {
-            problems.push({
-                path: ["clusters", hostIndex, "karmadaHost"],
-                reason: `Kamino would create the gke cluster '${host.name}' to host Karmada, but ${CONFIG_NAMESPACE}:karmada.existingKubeconfigPath says Karmada already runs elsewhere`,
-                fix: "remove existingKubeconfigPath to install Karmada on it, or make the host an existing cluster",
-            });
-        }
-        if (k.authorizedNetworks !== undefined) {
-            problems.push({ path: at("authorizedNetworks"), reason: "Kamino publishes only a Karmada it installs; this one runs already (existingKubeconfigPath)", fix: "restrict access where that Karmada is published, and remove authorizedNetworks" });
-        }
-        return problems;
+/** A Karmada that runs already: Kamino neither creates its host nor publishes it. */
+function checkExistingKarmada({ k, host, hostIndex, at }: HostCheck): Problem[] {
+    const problems: Problem[] = [];
+    if (host.provider === "gke") {
+        problems.push({
+            path: ["clusters", hostIndex, "karmadaHost"],
+            reason: `Kamino would create the gke cluster '${host.name}' to host Karmada, but ${CONFIG_NAMESPACE}:karmada.existingKubeconfigPath says Karmada already runs elsewhere`,
+            fix: "remove existingKubeconfigPath to install Karmada on it, or make the host an existing cluster",
+        });
     }
-
-    if (host.provider === "kind") {
-        if (k.endpoint !== undefined) {
-            problems.push({ path: at("endpoint"), reason: `a kind host publishes the Karmada API on 127.0.0.1:<apiServerHostPort> of this machine`, fix: "remove endpoint, or host Karmada on a gke or existing cluster" });
-        }
-        if (k.authorizedNetworks !== undefined) {
-            problems.push({ path: at("authorizedNetworks"), reason: "a kind host's Karmada API is reachable from this machine only", fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster" });
-        }
-        return problems;
+    if (k.authorizedNetworks !== undefined) {
+        problems.push({ path: at("authorizedNetworks"), reason: "Kamino publishes only a Karmada it installs; this one runs already (existingKubeconfigPath)", fix: "restrict access where that Karmada is published, and remove authorizedNetworks" });
     }
+    return problems;
+}
 
+/** A kind host: the Karmada API is on this machine only. */
+function checkKindHost({ k, at }: HostCheck): Problem[] {
+    const problems: Problem[] = [];
+    if (k.endpoint !== undefined) {
+        problems.push({ path: at("endpoint"), reason: `a kind host publishes the Karmada API on 127.0.0.1:<apiServerHostPort> of this machine`, fix: "remove endpoint, or host Karmada on a gke or existing cluster" });
+    }
+    if (k.authorizedNetworks !== undefined) {
+        problems.push({ path: at("authorizedNetworks"), reason: "a kind host's Karmada API is reachable from this machine only", fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster" });
+    }
+    return problems;
+}
+
+/** A gke or existing host: Kamino's load balancer, at its address, open to the listed networks. */
+function checkPublishedHost(cfg: CheckedConfig, { k, host, at }: HostCheck): Problem[] {
+    const problems: Problem[] = [];
     if (host.provider === "gke" && k.endpoint !== undefined) {
         problems.push({ path: at("endpoint"), reason: `Kamino reserves a static address for the Karmada API on the gke host '${host.name}'`, fix: "remove endpoint; the address is in the stack output karmadaEndpoint" });
     }

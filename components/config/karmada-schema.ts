@@ -38,7 +38,7 @@ const cronSchedule = z
     .string()
     .regex(/^\S+( \S+){4}$/, withFix("must be a cron schedule of five fields", "write minute hour day-of-month month day-of-week, e.g. '17 3 * * *' for 03:17 every day"));
 
-/** Scheduled snapshots of Kamino's etcd to a GCS bucket Kamino makes (components/karmada/etcd-backup.ts). */
+/** Scheduled snapshots of Kamino's etcd to a GCS bucket Kamino makes (components/karmada/control-plane/etcd-backup.ts). */
 const backupSchema = z
     .object({
         /** On by default on a gke host; false makes no bucket and no Job. */
@@ -58,7 +58,7 @@ const backupSchema = z
     })
     .strict();
 
-/** Kamino's etcd for a Karmada it installs off kind (components/karmada/etcd-cluster.ts). */
+/** Kamino's etcd for a Karmada it installs off kind (components/karmada/control-plane/etcd-cluster.ts). */
 const etcdSchema = z
     .object({
         // Unset fields take KarmadaEtcd's defaults (3 members of 8Gi).
@@ -101,7 +101,7 @@ export const karmadaSchema = z
         authorizedNetworks: z.array(z.string()).optional(),
         /** Lets `authorizedNetworks` hold 0.0.0.0/0 or ::/0: the Karmada API open to the whole Internet. */
         allowAnyNetwork: z.boolean().default(false),
-        /** What Karmada's identity may do on each member (components/karmada/member-access.ts, docs/security.md). */
+        /** What Karmada's identity may do on each member (components/karmada/members/member-access.ts, docs/security.md). */
         memberAccess: memberAccessSchema,
         /** Kamino's etcd under a Karmada it installs on a gke or existing host. */
         etcd: etcdSchema.optional(),
@@ -109,7 +109,7 @@ export const karmadaSchema = z
         agentImage: z.string().min(1).optional(),
         /** How long `up` waits for a Pull member's agent to register its Cluster and report it Ready. */
         agentReadyTimeoutSeconds: z.number().int().min(30).max(3600).default(DEFAULTS.agentReadyTimeoutSeconds),
-        /** How long a member may be silent before Karmada marks it not Ready (karmada/detection.ts). */
+        /** How long a member may be silent before Karmada marks it not Ready (karmada/failover/detection.ts). */
         failureDetectionSeconds: z
             .number({ invalid_type_error: withFix("must be a number of seconds", "write it as a whole number, e.g. 12") })
             .int(withFix("must be a whole number of seconds", "round it"))

@@ -8,6 +8,7 @@ import { ConfigMapConfig } from "../config";
 import { PropagationPolicy } from "../crds";
 import { everySelectedMember } from "./federated-iris";
 import { inheritedDependsOn } from "../common/options";
+import { KarmadaContext } from "../common/karmada-context";
 
 /** Label on every ConfigMap Kamino creates in Karmada. */
 export const KAMINO_CONFIG_MAP_LABEL = { "kamino.io/config-map": "true" };
@@ -35,10 +36,8 @@ export interface FederatedConfigMap {
 export interface FederatedConfigMapsArgs {
     /** The ConfigMaps. */
     configMaps: FederatedConfigMap[];
-    /** Provider of the Karmada API; it must update ConfigMaps in place (`enableConfigMapMutable`). */
-    karmadaProvider: k8s.Provider;
-    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
-    karmadaLifecycle?: pulumi.Resource;
+    /** The Karmada API; its provider must update ConfigMaps in place (`enableConfigMapMutable`). */
+    karmada: KarmadaContext;
     /** Keep a placed ConfigMap on its members through a failover taint (see FederatedIrisClusterArgs). */
     tolerateFailoverTaint?: boolean;
     /** Reads a `file` entry; the default reads it from disk, relative to the project directory. */
@@ -54,7 +53,7 @@ export class FederatedConfigMaps extends pulumi.ComponentResource {
 
     constructor(name: string, args: FederatedConfigMapsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:FederatedConfigMaps", name, {}, opts);
-        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: inheritedDependsOn(opts) };
+        const child = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, dependsOn: inheritedDependsOn(opts) };
         for (const m of args.configMaps) {
             const c = m.config;
             const id = `${c.namespace}/${c.name}`;

@@ -1,30 +1,26 @@
 // FederatedIrisCluster: an IrisCluster template in the Karmada API, the PropagationPolicy that
 // clones it onto member clusters, and an OverridePolicy for per-cluster differences.
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
 import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
-import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover";
+import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover/failover";
 import { RunningWaiter, waitForRunningMembers } from "../live/iris-running";
 import { formatAge } from "../live/progress";
 import { inheritedDependsOn } from "../common/options";
 import { mergeValues } from "../common/values";
+import { KarmadaContext } from "../common/karmada-context";
 
 /** Arguments of a FederatedIrisCluster. */
 export interface FederatedIrisClusterArgs {
     /** The validated `kamino:irisClusters` entry. */
     config: IrisClusterConfig;
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
     /** Names of the member clusters the placement selects (for outputs). */
     targetClusters: string[];
-    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
-    karmadaLifecycle?: pulumi.Resource;
     /**
-     * Kubeconfig of the Karmada API (secret). With it, and `config.waitForRunning`, `up` (never a
-     * preview) waits until IKO reports the IrisCluster Running on every target member.
+     * The Karmada API its objects are made in. With its kubeconfig, and `config.waitForRunning`,
+     * `up` (never a preview) waits until IKO reports the IrisCluster Running on every target member.
      */
-    karmadaKubeconfig?: pulumi.Input<string>;
+    karmada: KarmadaContext;
     /** How to wait for that; the default polls the template's aggregated status in Karmada. */
     waitForRunning?: RunningWaiter;
     /**
@@ -152,7 +148,7 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
         const c = args.config;
         this.targetClusters = args.targetClusters;
         const after = inheritedDependsOn(opts);
-        const child: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: after };
+        const child: pulumi.CustomResourceOptions = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, dependsOn: after };
         const selector: ResourceSelector = { apiVersion: IrisCluster.apiVersion, kind: IrisCluster.kind, name: c.name };
 
         const overrides = overrideSpec(c, selector);
@@ -177,7 +173,7 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             { metadata: { name: c.name, namespace: c.namespace }, spec: irisClusterSpec(c) },
             { ...child, dependsOn: [...after, this.policy] },
         );
-        if (c.waitForRunning && args.karmadaKubeconfig && !pulumi.runtime.isDryRun()) {
+        if (c.waitForRunning && args.karmada.kubeconfig && !pulumi.runtime.isDryRun()) {
             // A poll rather than the provider's pulumi.com/waitFor annotation: that can neither fail
             // fast on a Failed member nor say which member is not running. The program awaits this
             // promise (index.ts), so `up` ends when it settles; a failure is a ResourceError on the
@@ -185,7 +181,7 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             // already made stays in state.
             const wait = args.waitForRunning ?? waitForRunningMembers;
             const id = `${c.namespace}/${c.name}`;
-            const kubeconfig = args.karmadaKubeconfig;
+            const kubeconfig = args.karmada.kubeconfig;
             // While it waits, Pulumi's display shows on this component what the members report, each
             // time that changes (ephemeral: the live display's status); once it runs, one line says where.
             const progress = (line: string) => pulumi.log.info(line, this, undefined, true);

@@ -4,7 +4,8 @@
 // written (KarmadaMember's narrowAfter), Kamino deletes the templates of objects it made from
 // manifests that are no longer in config and waits until Karmada has removed them from every member
 // (their Works are gone). Pulumi's own delete then finds them gone, which it takes as done.
-import { apiGroup, manifestObjectId } from "../config";
+import * as pulumi from "@pulumi/pulumi";
+import { apiGroup, FleetConfig, manifestObjectId } from "../config";
 import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "../live/kube-read";
 import { KAMINO_MANIFEST_LABEL } from "./manifests";
 import { poll } from "../live/poll";
@@ -83,4 +84,23 @@ export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
             if (res.status >= 300 && res.status !== 404) throw new Error(`deleting ${idOf(o)} from Karmada: ${describeError({ code: res.status, body: res.body })}`);
         },
     };
+}
+
+/**
+ * On `up` with narrow member access: settles once Karmada has taken the objects of removed
+ * manifest entries off the members, before the member rules narrow. A Karmada that cannot be
+ * reached is a warning, logged on `logTo`: the rules then narrow as before.
+ */
+export function removedManifestsCleanup(cfg: FleetConfig, karmadaKubeconfig: pulumi.Output<string>, karmadaWorks = liveKarmadaWorks, logTo?: pulumi.Resource): pulumi.Output<boolean> | undefined {
+    if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
+    const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
+    return karmadaKubeconfig.apply(async (kubeconfig) => {
+        try {
+            const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, { onProgress: (line) => pulumi.log.info(line, logTo, undefined, true) });
+            if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, logTo);
+        } catch (e) {
+            pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, logTo);
+        }
+        return true;
+    });
 }

@@ -2,15 +2,15 @@
 // in the Karmada API, one propagation policy per file placing them with an IrisCluster's placement
 // shape. Removing an entry deletes its objects from Karmada, and Karmada then removes them from
 // every member.
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import * as path from "path";
 import { DEFAULTS, ManifestConfig, manifestObjectId, ManifestObject } from "../config";
 import { ClusterPropagationPolicy, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
-import { failoverPlacement } from "../karmada/failover";
+import { failoverPlacement } from "../karmada/failover/failover";
 import { everySelectedMember } from "./federated-iris";
 import { inheritedDependsOn } from "../common/options";
+import { KarmadaContext } from "../common/karmada-context";
 
 /**
  * The Pulumi type of an object: the token its typed class in @pulumi/kubernetes has
@@ -103,10 +103,8 @@ export interface FederatedManifest {
 export interface FederatedManifestsArgs {
     /** The manifest files. */
     manifests: FederatedManifest[];
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
-    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
-    karmadaLifecycle?: pulumi.Resource;
+    /** The Karmada API its objects are made in. */
+    karmada: KarmadaContext;
     /** Keep placed objects on their members through a failover taint (see FederatedIrisClusterArgs). */
     tolerateFailoverTaint?: boolean;
 }
@@ -123,7 +121,7 @@ export class FederatedManifests extends pulumi.ComponentResource {
     constructor(name: string, args: FederatedManifestsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:FederatedManifests", name, {}, opts);
         const after = inheritedDependsOn(opts);
-        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: after };
+        const child = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, dependsOn: after };
         // A CRD a manifest brings exists before any object of its kind (in whichever file).
         const crds: ManifestObjectResource[] = [];
         const ordered = args.manifests.flatMap((m) => m.config.objects.map((o) => ({ m, o }))).sort((a, b) => Number(isCrd(b.o)) - Number(isCrd(a.o)));

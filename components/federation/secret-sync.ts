@@ -7,6 +7,7 @@ import { PropagationPolicy } from "../crds";
 import { everySelectedMember } from "./federated-iris";
 import { inheritedDependsOn } from "../common/options";
 import { dockerConfigJson, RegistryCredentials } from "../common/secret-data";
+import { KarmadaContext } from "../common/karmada-context";
 
 /** Label on every Secret Kamino syncs. */
 export const SYNCED_LABEL = { "kamino.io/synced": "true" };
@@ -30,10 +31,8 @@ export interface SyncedSecret {
 export interface SecretSyncArgs {
     /** The Secrets. */
     secrets: SyncedSecret[];
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
-    /** Resource whose deletion deletes the Karmada API; objects there are then not deleted one by one. */
-    karmadaLifecycle?: pulumi.Resource;
+    /** The Karmada API its objects are made in. */
+    karmada: KarmadaContext;
     /** Keep each Secret on its members through a failover taint (see FederatedIrisClusterArgs). */
     tolerateFailoverTaint?: boolean;
 }
@@ -62,7 +61,7 @@ export class SecretSync extends pulumi.ComponentResource {
 
     constructor(name: string, args: SecretSyncArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:SecretSync", name, {}, opts);
-        const child = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, dependsOn: inheritedDependsOn(opts) };
+        const child = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, dependsOn: inheritedDependsOn(opts) };
         for (const s of args.secrets) {
             const c = s.config;
             const id = `${c.namespace}/${c.name}`;

@@ -15,7 +15,7 @@ export type KubeRead = () => Promise<KubeObject | undefined>;
 // Loaded on first use (Node caches it after): the client is sizeable, and most programs (every
 // preview of a fresh stack, every test under mocks) never read a live object. `require` of this ES
 // module (Node 22.12+), not `import()`, and no module-level cache: a dynamic resource's provider code
-// (karmada/agent-resources.ts) is serialized by Pulumi, whose closure serializer keeps `require`
+// (karmada/members/agent-resources.ts) is serialized by Pulumi, whose closure serializer keeps `require`
 // working but would freeze a cached promise into a plain object.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const loadClient = () => Promise.resolve().then(() => require("@kubernetes/client-node") as typeof KubeClient);

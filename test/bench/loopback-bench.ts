@@ -20,7 +20,7 @@ import { AgentPlayer, findBinaries, IkoPlayer, KubeObject, LoopbackFleet, resour
 import { loopbackStack } from "../cluster/loopback-stack";
 import { apiServerDown, comeBack, Fault, outage, OutageTimeline, ReturnTimeline, runsOn } from "../cluster/failover-scenario";
 import { DEFAULTS } from "../../components/config";
-import { failback } from "../../components/karmada/failback";
+import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
 import { REAL_METRICS, realNodesOnce } from "./real-nodes-bench";

@@ -1,4 +1,4 @@
-// Karmada's three-member etcd off kind (components/karmada/etcd-cluster.ts), run with the real etcd
+// Karmada's three-member etcd off kind (components/karmada/control-plane/etcd-cluster.ts), run with the real etcd
 // binary: each member is started with the command line of Kamino's StatefulSet as Kubernetes would
 // run it (POD_NAME and POD_IP from the downward API, the certificate Secret and the volume mounted at
 // their paths) and the certificates EtcdCertificates issues. Each member has its own loopback address
@@ -12,11 +12,10 @@
 // engine, a stack asking a running etcd for another member count is refused before anything is made.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as https from "https";
 import * as os from "os";
 import * as path from "path";
-import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
-import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/etcd-certificates";
+import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
+import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/control-plane/etcd-certificates";
 import {
     ETCD_REGISTRY_PREFIX,
     etcdCertificateHosts,
@@ -26,7 +25,7 @@ import {
     etcdLabels,
     etcdPeerServiceSpec,
     etcdStatefulSetSpec,
-} from "../../components/karmada/etcd-cluster";
+} from "../../components/karmada/control-plane/etcd-cluster";
 import { Binaries, findBinaries, KubeClient, resourcePath, waitFor } from "./harness";
 import { ApiServer, KubeProcesses } from "./harness/kube-processes";
 import { planCluster } from "./harness/plan";
@@ -34,6 +33,7 @@ import { PortAllocator } from "./harness/ports";
 import { probe } from "./harness/probes";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { ManagedProcess, ProcessSupervisor } from "./harness/processes";
+import { etcdGatewayCall, etcdSnapshot } from "./harness/etcd-gateway";
 
 jest.setTimeout(5 * 60_000);
 
@@ -82,19 +82,7 @@ function memberCommand(i: number, etcdBinary: string): { command: string; args: 
 
 /** A call to a member's client API (etcd's JSON gateway) with the apiservers' client certificate, verified as the client Service's name. */
 function etcdCall(i: number, api: string, body: unknown, cert: { cert?: string; key?: string } = { cert: certs.clientCrt, key: certs.clientKey }): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-        const req = https.request(
-            { host: podIp(i), port: 2379, path: api, method: "POST", ca: certs.caCrt, ...cert, servername: n.clientHost, agent: false, timeout: 10_000 },
-            (res) => {
-                let text = "";
-                res.on("data", (d: Buffer) => (text += d.toString("utf8")));
-                res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${api}: HTTP ${res.statusCode}: ${text}`))));
-            },
-        );
-        req.on("error", reject);
-        req.on("timeout", () => req.destroy(new Error(`${api}: timed out`)));
-        req.end(JSON.stringify(body));
-    });
+    return etcdGatewayCall({ host: podIp(i), ca: certs.caCrt, ...cert, servername: n.clientHost }, api, body);
 }
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
@@ -212,34 +200,10 @@ test("a member lost: the other two keep a quorum that takes writes; the member b
     expect((list.members as unknown[]).length).toBe(3);
 });
 
-/** A snapshot through the client API (what `etcdctl snapshot save` receives: the database, then its checksum). */
-function snapshot(i: number, file: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-        const req = https.request(
-            { host: podIp(i), port: 2379, path: "/v3/maintenance/snapshot", method: "POST", ca: certs.caCrt, cert: certs.clientCrt, key: certs.clientKey, servername: n.clientHost, agent: false },
-            (res) => {
-                let text = "";
-                res.on("data", (d: Buffer) => (text += d.toString("utf8")));
-                res.on("end", () => {
-                    if (res.statusCode !== 200) return reject(new Error(`snapshot: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-                    // The gateway streams one JSON object per chunk.
-                    const chunks = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { result?: { blob?: string }; error?: unknown });
-                    const failed = chunks.find((c) => c.error);
-                    if (failed) return reject(new Error(`snapshot: ${JSON.stringify(failed.error)}`));
-                    fs.writeFileSync(file, Buffer.concat(chunks.map((c) => Buffer.from(c.result?.blob ?? "", "base64"))));
-                    resolve();
-                });
-            },
-        );
-        req.on("error", reject);
-        req.end("{}");
-    });
-}
-
 test("a snapshot restores into all three members, each under its own name (docs/production.md, Restore)", async () => {
     await writeConfigMap("in-snapshot");
     const db = path.join(dir, "karmada-etcd.db");
-    await snapshot(2, db);
+    await etcdSnapshot({ host: podIp(2), ca: certs.caCrt, cert: certs.clientCrt, key: certs.clientKey, servername: n.clientHost }, db);
     await writeConfigMap("after-snapshot");
 
     // Step 3: stop etcd (and its clients), then step 4 as the page writes it, then step 5: each member's `member/` replaced.
@@ -289,7 +253,7 @@ test("the real engine refuses a member count the running etcd cannot take, befor
             path.join(sandbox.project, "index.ts"),
             `import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KarmadaEtcd } from "./components/karmada/karmada-etcd";
+import { KarmadaEtcd } from "./components/karmada/control-plane/karmada-etcd";
 const kubeconfig = new pulumi.Config().requireSecret("hostKubeconfig");
 const host = new k8s.Provider("host", { kubeconfig });
 new KarmadaEtcd("karmada-etcd", { hostProvider: host, hostKubeconfig: kubeconfig, namespace: "karmada-system", settings: { members: 5 } });

@@ -9,7 +9,7 @@ import { EngineSandbox, toolchainPath } from "../support/engine";
 
 jest.setTimeout(5 * 60 * 1000);
 
-const PROGRAM = (hosts: string[]) => `import { EtcdCertificates } from "./components/karmada/etcd-certificates";
+const PROGRAM = (hosts: string[]) => `import { EtcdCertificates } from "./components/karmada/control-plane/etcd-certificates";
 const certificates = new EtcdCertificates("karmada-etcd-certificates", { hosts: ${JSON.stringify(hosts)} });
 export const caCrt = certificates.caCrt;
 export const memberKey = certificates.memberKey;

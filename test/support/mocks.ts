@@ -1,10 +1,10 @@
 // Pulumi mocks for whole-stack and component tests: records every registered resource and
 // answers with plausible outputs (kubeconfigs, service-account tokens, the Karmada kubeconfig).
-import type { AgentReadyWaiter } from "../../components/karmada/pull-member";
+import type { AgentReadyWaiter } from "../../components/karmada/members/pull-member";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as YAML from "yaml";
-import { CrdReader } from "../../components/karmada/crd-mirror";
+import { CrdReader } from "../../components/karmada/control-plane/crd-mirror";
 import { RunningWaiter } from "../../components/live/iris-running";
 
 /** A resource the program registered. */

@@ -6,8 +6,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { X509Certificate } from "crypto";
 import Module = require("module");
-import { certificateProvider, registrationProvider } from "../../components/karmada/agent-resources";
-import { etcdCertificatesProvider } from "../../components/karmada/etcd-certificates";
+import { certificateProvider, registrationProvider } from "../../components/karmada/members/agent-resources";
+import { etcdCertificatesProvider } from "../../components/karmada/control-plane/etcd-certificates";
 
 async function main(): Promise<void> {
     const out: Record<string, number | string> = {};

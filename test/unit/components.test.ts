@@ -4,14 +4,14 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { Cilium } from "../../components/clusters/cilium";
-import { CrdMirror, readMirrorSpec } from "../../components/karmada/crd-mirror";
+import { CrdMirror, readMirrorSpec } from "../../components/karmada/control-plane/crd-mirror";
 import { ExistingCluster } from "../../components/clusters/existing-cluster";
 import { FederatedIrisCluster } from "../../components/federation/federated-iris";
 import { GkeCluster } from "../../components/clusters/gke-cluster";
-import { IrisClusterInterpreter } from "../../components/karmada/interpreter";
+import { IrisClusterInterpreter } from "../../components/karmada/control-plane/interpreter";
 import { IrisOperator } from "../../components/clusters/iris-operator";
-import { KarmadaControlPlane } from "../../components/karmada/control-plane";
-import { KarmadaMember } from "../../components/karmada/member";
+import { KarmadaControlPlane } from "../../components/karmada/control-plane/control-plane";
+import { KarmadaMember } from "../../components/karmada/members/member";
 import { KindCluster } from "../../components/clusters/kind-cluster";
 import { SecretSync } from "../../components/federation/secret-sync";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, valueOf } from "../support/mocks";
@@ -97,7 +97,7 @@ test("KarmadaMember: Push join with region and zones, on the two providers", asy
     const m = new KarmadaMember("m", {
         clusterName: "dr",
         memberProvider: provider("member"),
-        karmadaProvider: provider("karmada"),
+        karmada: { provider: provider("karmada") },
         karmadaClusterNamespace: "karmada-cluster",
         apiEndpoint: "https://10.0.0.1:6443",
         provider: "existing",
@@ -149,7 +149,7 @@ const irisEntry = { name: "iris", namespace: "ha", image: "iris:1", placement: {
 
 describe("FederatedIrisCluster: waiting for IKO to run it", () => {
     const build = (config = irisEntry, calls: string[] = []) =>
-        new FederatedIrisCluster("f", { config, karmadaProvider: provider("karmada"), targetClusters: ["a", "b"], karmadaKubeconfig: pulumi.secret("kc"), waitForRunning: fakeRunningWaiter(calls) });
+        new FederatedIrisCluster("f", { config, karmada: { provider: provider("karmada"), kubeconfig: pulumi.secret("kc") }, targetClusters: ["a", "b"], waitForRunning: fakeRunningWaiter(calls) });
     test("up waits for its target members", async () => {
         const calls: string[] = [];
         const f = build(irisEntry, calls);
@@ -161,7 +161,7 @@ describe("FederatedIrisCluster: waiting for IKO to run it", () => {
         const failing = async () => {
             throw new Error("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
         };
-        const f = new FederatedIrisCluster("f", { config: irisEntry, karmadaProvider: provider("karmada"), targetClusters: ["a", "b"], karmadaKubeconfig: "kc", waitForRunning: failing });
+        const f = new FederatedIrisCluster("f", { config: irisEntry, karmada: { provider: provider("karmada"), kubeconfig: "kc" }, targetClusters: ["a", "b"], waitForRunning: failing });
         const err = await f.running!.then(() => undefined, (e: unknown) => e);
         expect(pulumi.ResourceError.isInstance(err)).toBe(true);
         expect((err as pulumi.ResourceError).message).toBe("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
@@ -188,7 +188,7 @@ describe("FederatedIrisCluster: waiting for IKO to run it", () => {
 test("FederatedIrisCluster: template, policy and override policy, all on the Karmada provider", async () => {
     const f = new FederatedIrisCluster("f", {
         config: { ...irisEntry, overrides: [{ clusterNames: ["b"], image: "iris:2" }] },
-        karmadaProvider: provider("karmada"),
+        karmada: { provider: provider("karmada") },
         targetClusters: ["a", "b"],
     });
     await run.settle();
@@ -205,7 +205,7 @@ test("FederatedIrisCluster: template, policy and override policy, all on the Kar
 test("SecretSync: values stay secret on the resource's inputs and outputs", async () => {
     const sync = new SecretSync("s", {
         secrets: [{ config: { name: "k", namespace: "iris", type: "opaque", fromConfig: "lic", overwriteExisting: false }, values: pulumi.secret({ "iris.key": "SECRET-VALUE" }), targetClusters: ["a"] }],
-        karmadaProvider: provider("karmada"),
+        karmada: { provider: provider("karmada") },
     });
     await run.settle();
     const input = run.get("kubernetes:core/v1:Secret", "s-iris-k");
@@ -216,7 +216,7 @@ test("SecretSync: values stay secret on the resource's inputs and outputs", asyn
 });
 
 test("IrisClusterInterpreter: one customization for IrisCluster in the Karmada API", async () => {
-    new IrisClusterInterpreter("i", { karmadaProvider: provider("karmada") });
+    new IrisClusterInterpreter("i", { karmada: { provider: provider("karmada") } });
     await run.settle();
     const ric = run.get("kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization", "i-customization");
     expect(providerName(ric)).toBe("karmada");

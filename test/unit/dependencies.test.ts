@@ -3,7 +3,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DEPENDENCIES_LUA, irisInterpreterSpec } from "../../components/karmada/interpreter";
+import { DEPENDENCIES_LUA, irisInterpreterSpec } from "../../components/karmada/control-plane/interpreter";
 import { irisPropagationSpec } from "../../components/federation/federated-iris";
 import { ConfigMapConfig, dependencyPlacement, FleetConfig, IrisClusterConfig, loadFleetConfig } from "../../components/config";
 import { configMapData } from "../../components/federation/config-maps";

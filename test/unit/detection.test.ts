@@ -1,8 +1,8 @@
 // Failure detection: the one knob (kamino:karmada.failureDetectionSeconds) and the flags it becomes,
 // for karmada-controller-manager and for the Pull members' agents.
 import { ConfigError, DEFAULTS, loadFleetConfig } from "../../components/config";
-import { detectionFlags } from "../../components/karmada/detection";
-import { agentArgs } from "../../components/karmada/pull-agent";
+import { detectionFlags } from "../../components/karmada/failover/detection";
+import { agentArgs } from "../../components/karmada/members/pull-agent";
 import { detectionMismatches, failoverReadiness } from "../../components/checks/failover-readiness";
 
 const secs = (v: string) => Number(/^(\d+)s$/.exec(v)![1]);

@@ -3,7 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
-import { memberAccessPlan } from "../../components/karmada/member-access";
+import { memberAccessPlan } from "../../components/karmada/members/member-access";
 import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 

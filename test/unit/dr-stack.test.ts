@@ -3,13 +3,13 @@
 // behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
 import * as pulumi from "@pulumi/pulumi";
 import { loadFleetConfig } from "../../components/config";
-import { FAILOVER_TAINT } from "../../components/karmada/failover";
+import { FAILOVER_TAINT } from "../../components/karmada/failover/failover";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
 import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
-/** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/detection.ts). */
+/** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/failover/detection.ts). */
 const DETECTION_12S = {
     "cluster-status-update-frequency": "3s",
     "cluster-failure-threshold": "9s",

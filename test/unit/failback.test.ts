@@ -1,7 +1,7 @@
 // Failback, against a fake Karmada API that behaves as Karmada's scheduler does for a failover-placed
 // IrisCluster: it resumes at the affinity group the binding observed, and reschedules when a
 // WorkloadRebalancer names the workload.
-import { failback, FailbackError, KarmadaRequest } from "../../components/karmada/failback";
+import { failback, FailbackError, KarmadaRequest } from "../../components/karmada/failover/failback";
 import { crdValidator, describeErrors } from "../support/karmada-schemas";
 
 const BINDING = "/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings/federated-iris-iriscluster";

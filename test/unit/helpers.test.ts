@@ -2,11 +2,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { IrisClusterConfig } from "../../components/config";
-import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/karmada/crd-mirror";
+import { checkIdentity, crdGroup, mirrorableCrdSpec } from "../../components/karmada/control-plane/crd-mirror";
 import { clusterAffinity, irisClusterSpec, overrideSpec } from "../../components/federation/federated-iris";
 import { gkeTopology } from "../../components/clusters/gke-cluster";
-import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada/chart-values";
-import { joinNames } from "../../components/karmada/member";
+import { KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues } from "../../components/karmada/control-plane/chart-values";
+import { joinNames } from "../../components/karmada/members/member";
 import { describeError, waitForObject } from "../../components/live/kube-read";
 import { gkeKubeconfig, serverOf, withServer } from "../../components/common/kubeconfig";
 import { defaultSubnets, kindInternalEndpoint, renderKindConfig } from "../../components/clusters/kind-config";

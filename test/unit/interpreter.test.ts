@@ -1,5 +1,5 @@
 // The IrisCluster interpreter's Lua scripts, run on sample IrisCluster objects.
-import { AGGREGATE_LUA, HEALTH_LUA, irisInterpreterSpec, REFLECT_LUA, RETAIN_LUA } from "../../components/karmada/interpreter";
+import { AGGREGATE_LUA, HEALTH_LUA, irisInterpreterSpec, REFLECT_LUA, RETAIN_LUA } from "../../components/karmada/control-plane/interpreter";
 import { callLua } from "../support/lua";
 
 const iris = (status?: Record<string, unknown>, spec: Record<string, unknown> = { topology: { data: { image: "iris:1" } } }) => ({

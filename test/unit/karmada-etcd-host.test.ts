@@ -6,11 +6,11 @@ import * as fs from "fs";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError, loadFleetConfig } from "../../components/config";
-import { CHART_WAIT_SERVICE, ETCD_IMAGE, etcdChartWaitServiceSpec, etcdClientServiceSpec, etcdClusterNames, etcdCommand, etcdLabels, etcdPlacement, etcdStatefulSetSpec } from "../../components/karmada/etcd-cluster";
-import { criticalPodsQuotaSpec, etcdNetworkPolicySpec, etcdStorageClass } from "../../components/karmada/etcd-policies";
-import { ETCD_MAX_QUOTA_BYTES, quotaBackendBytes, sizeBytes } from "../../components/karmada/etcd-space";
-import { etcdDefragCronJobSpec } from "../../components/karmada/etcd-jobs";
-import { KarmadaControlPlane } from "../../components/karmada/control-plane";
+import { CHART_WAIT_SERVICE, ETCD_IMAGE, etcdChartWaitServiceSpec, etcdClientServiceSpec, etcdClusterNames, etcdCommand, etcdLabels, etcdPlacement, etcdStatefulSetSpec } from "../../components/karmada/control-plane/etcd-cluster";
+import { criticalPodsQuotaSpec, etcdNetworkPolicySpec, etcdStorageClass } from "../../components/karmada/control-plane/etcd-policies";
+import { ETCD_MAX_QUOTA_BYTES, quotaBackendBytes, sizeBytes } from "../../components/karmada/control-plane/etcd-space";
+import { etcdDefragCronJobSpec } from "../../components/karmada/control-plane/etcd-jobs";
+import { KarmadaControlPlane } from "../../components/karmada/control-plane/control-plane";
 import { FIXTURE_CHART, MockRun } from "../support/mocks";
 
 const n = etcdClusterNames("karmada-system");

@@ -2,10 +2,10 @@
 // renewal by the same CA) and the members' command line and disruption budget. That the members
 // really bootstrap and keep a quorum is test/cluster/karmada-etcd.test.ts, with the etcd binary.
 import { X509Certificate } from "crypto";
-import { etcdCertificatesProvider, ETCD_CA_YEARS, ETCD_CERT_YEARS, issueEtcdCertificates } from "../../components/karmada/etcd-certificates";
+import { etcdCertificatesProvider, ETCD_CA_YEARS, ETCD_CERT_YEARS, issueEtcdCertificates } from "../../components/karmada/control-plane/etcd-certificates";
 import * as k8s from "@pulumi/kubernetes";
-import { etcdCertificateHosts, etcdClusterNames, etcdCommand, etcdDisruptionBudgetSpec, etcdMembersChange, ETCD_CLIENT_CN, ETCD_PEER_CN } from "../../components/karmada/etcd-cluster";
-import { KarmadaEtcd } from "../../components/karmada/karmada-etcd";
+import { etcdCertificateHosts, etcdClusterNames, etcdCommand, etcdDisruptionBudgetSpec, etcdMembersChange, ETCD_CLIENT_CN, ETCD_PEER_CN } from "../../components/karmada/control-plane/etcd-cluster";
+import { KarmadaEtcd } from "../../components/karmada/control-plane/karmada-etcd";
 import { fakeKubeconfig, MockRun } from "../support/mocks";
 
 const n = etcdClusterNames("karmada-system");

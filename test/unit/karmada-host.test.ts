@@ -5,9 +5,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { ConfigError, isCidr, loadFleetConfig, parseEndpoint } from "../../components/config";
-import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/chart-values";
-import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/api-endpoint";
-import { KarmadaControlPlane } from "../../components/karmada/control-plane";
+import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/control-plane/chart-values";
+import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
+import { KarmadaControlPlane } from "../../components/karmada/control-plane/control-plane";
 import { kaminoStack } from "../../components/stack";
 import {
     fakeAgentReadyWaiter,

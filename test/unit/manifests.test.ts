@@ -9,7 +9,7 @@ import { ConfigError, ConfigEnvironment, FleetConfig, guessResource, loadFleetCo
 import { KarmadaWorks, removeDroppedManifestObjects, WorkObject } from "../../components/federation/manifest-cleanup";
 import { DiscoveryLookup, manifestKindProblems } from "../../components/checks/manifest-kinds";
 import { manifestPolicyName, manifestPropagationSpec } from "../../components/federation/manifests";
-import { memberAccessPlan, PolicyRule } from "../../components/karmada/member-access";
+import { memberAccessPlan, PolicyRule } from "../../components/karmada/members/member-access";
 import { kaminoProgram, kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 import { healthyMachine } from "../support/standins";

@@ -3,8 +3,8 @@
 // real member API servers the same questions through SubjectAccessReviews.
 import * as k8s from "@pulumi/kubernetes";
 import { ConfigError, loadFleetConfig } from "../../components/config";
-import { KarmadaMember } from "../../components/karmada/member";
-import { FULL_RULES, memberAccessPlan, namespaceObjectRules, PolicyRule, WRITE_VERBS } from "../../components/karmada/member-access";
+import { KarmadaMember } from "../../components/karmada/members/member";
+import { FULL_RULES, memberAccessPlan, namespaceObjectRules, PolicyRule, WRITE_VERBS } from "../../components/karmada/members/member-access";
 import { MockRun, providerName } from "../support/mocks";
 
 const NARROW = { mode: "narrow" as const, extraRules: [] };
@@ -143,7 +143,7 @@ describe("KarmadaMember with narrow access", () => {
         new KarmadaMember("m", {
             clusterName: "dr",
             memberProvider: provider("member"),
-            karmadaProvider: provider("karmada"),
+            karmada: { provider: provider("karmada") },
             karmadaClusterNamespace: "karmada-cluster",
             apiEndpoint: "https://10.0.0.1:6443",
             access: memberAccessPlan({ mode, extraRules: [] }, { irisClusterNamespaces: ["default"], secretNamespaces: ["iris"] }),

@@ -3,7 +3,7 @@
 // Kamino allows into Karmada, master authorized networks, and the warning for a file backend.
 import * as pulumi from "@pulumi/pulumi";
 import { currentBackendUrl, stateBackendWarning } from "../../components/checks/state-backend";
-import { etcdBackupAccountId, etcdBackupBucketName, etcdBackupLocation } from "../../components/karmada/etcd-backup";
+import { etcdBackupAccountId, etcdBackupBucketName, etcdBackupLocation } from "../../components/karmada/control-plane/etcd-backup";
 import { kaminoProgram, kaminoStack } from "../../components/stack";
 import { fakeAgentReadyWaiter, fakeCrdReader, fakeNatAddress, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, stackConfig } from "../support/mocks";
 import { healthyMachine } from "../support/standins";

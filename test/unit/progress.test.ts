@@ -6,7 +6,7 @@ import { KarmadaView, waitUntilRunning } from "../../components/live/iris-runnin
 import { waitForObject } from "../../components/live/kube-read";
 import { formatAge, WaitProgress } from "../../components/live/progress";
 import { FederatedIrisCluster } from "../../components/federation/federated-iris";
-import { CrdMirror } from "../../components/karmada/crd-mirror";
+import { CrdMirror } from "../../components/karmada/control-plane/crd-mirror";
 import { removeDroppedManifestObjects } from "../../components/federation/manifest-cleanup";
 import { MockRun } from "../support/mocks";
 
@@ -110,7 +110,7 @@ describe("on the waiting component in Pulumi's display", () => {
             onProgress?.("waiting for IRIS to run: a Running, b Creating (waited 4s)");
             return targets;
         };
-        const f = new FederatedIrisCluster("f", { config, karmadaProvider: provider(), targetClusters: ["a", "b"], karmadaKubeconfig: "kc", waitForRunning: waiter });
+        const f = new FederatedIrisCluster("f", { config, karmada: { provider: provider(), kubeconfig: "kc" }, targetClusters: ["a", "b"], waitForRunning: waiter });
         expect(await f.running).toEqual(["a", "b"]);
         await run.settle();
         const calls = info.mock.calls.filter((c) => c[1] === f);

@@ -6,17 +6,17 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { ConfigError, loadFleetConfig } from "../../components/config";
 import { Fleet } from "../../components/fleet";
-import { drainAndDeleteCluster, KubeCall, requestAgentCertificate, setClusterLabels, waitForPullCluster } from "../../components/karmada/agent-registration";
-import { syncModeChanges } from "../../components/karmada/join";
+import { drainAndDeleteCluster, KubeCall, requestAgentCertificate, setClusterLabels, waitForPullCluster } from "../../components/karmada/members/agent-registration";
+import { syncModeChanges } from "../../components/karmada/members/join";
 import {
     AGENT_SELF_MEMBER_RULES,
     agentArgs,
     agentKarmadaRules,
     agentKubeconfig,
-    certificateNeedsRenewal,
     imageTag,
     karmadaServer,
-} from "../../components/karmada/pull-agent";
+} from "../../components/karmada/members/pull-agent";
+import { certificateNeedsRenewal } from "../../components/common/certificates";
 import { fakeCrdReader, fakeRunningWaiter, FAKE_AGENT_CERT, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));

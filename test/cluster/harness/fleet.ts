@@ -8,7 +8,7 @@
 //                     garbagecollector), Karmada CRD bases, namespaces, karmada-aggregated-apiserver
 //                     behind APIService v1alpha1.cluster.karmada.io, karmada-webhook with webhook
 //                     configurations, karmada-controller-manager, karmada-scheduler; with the flags
-//                     Kamino sets through Karmada's chart for failover (components/karmada/failover.ts)
+//                     Kamino sets through Karmada's chart for failover (components/karmada/failover/failover.ts)
 //
 // Everything lives in one temp dir (certificates, kubeconfigs, etcd data, one log per process) that
 // stop() removes unless KAMINO_KEEP_HARNESS=1. A start() that fails part-way stops what it started.

@@ -1,8 +1,8 @@
 // What `karmadactl join` (Push mode) and `karmadactl unjoin` do, over plain HTTPS, for tests that
 // need a member joined without Pulumi (karmada-io/karmada pkg/karmadactl/join, pkg/util/credential.go;
 // ../shared/notes/karmada.md §2). Kamino's KarmadaMember component creates the same objects.
-import { KARMADA_SYSTEM_LABELS } from "../../../components/karmada/control-plane";
-import { joinNames } from "../../../components/karmada/member";
+import { KARMADA_SYSTEM_LABELS } from "../../../components/karmada/control-plane/control-plane";
+import { joinNames } from "../../../components/karmada/members/member";
 import { KubeClient, KubeObject, resourcePath } from "./kube-client";
 import { KARMADA_CLUSTER_NAMESPACE } from "./karmada-objects";
 import { waitFor } from "./wait";
@@ -55,13 +55,9 @@ async function tokenSecret(member: KubeClient, name: string, serviceAccount: str
     );
 }
 
-/** Join a member in Push mode; returns once the Cluster object exists (not yet Ready). */
-export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
-    const n = joinNames(o.clusterName);
+/** In the member: the join namespace, the two service accounts, and full rights for the one Karmada uses. */
+async function applyMemberIdentity(m: KubeClient, n: ReturnType<typeof joinNames>): Promise<void> {
     const labels = KARMADA_SYSTEM_LABELS;
-    const m = o.member;
-
-    // In the member: namespace, two service accounts, full rights for one, two token Secrets.
     await m.apply(resourcePath("v1", "namespaces", { name: ns }), { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels } });
     for (const sa of [n.impersonator, n.serviceAccount]) {
         await m.apply(resourcePath("v1", "serviceaccounts", { namespace: ns, name: sa }), { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: sa, namespace: ns, labels } });
@@ -82,6 +78,16 @@ export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
         roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: n.clusterRole },
         subjects: [{ kind: "ServiceAccount", name: n.serviceAccount, namespace: ns }],
     });
+}
+
+/** Join a member in Push mode; returns once the Cluster object exists (not yet Ready). */
+export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
+    const n = joinNames(o.clusterName);
+    const labels = KARMADA_SYSTEM_LABELS;
+    const m = o.member;
+
+    // In the member: namespace, two service accounts, full rights for one, two token Secrets.
+    await applyMemberIdentity(m, n);
     const t = Date.now();
     const timeout = o.tokenTimeoutMs ?? 30_000;
     const [impersonatorToken, credentials] = await Promise.all([

@@ -18,8 +18,8 @@ import { probe } from "./probes";
 import { ManagedProcess } from "./processes";
 import { waitFor } from "./wait";
 import { DEFAULTS, KAMINO_FEATURE_GATES } from "../../../components/config";
-import { detectionFlags } from "../../../components/karmada/detection";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/karmada/failover";
+import { detectionFlags } from "../../../components/karmada/failover/detection";
+import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/karmada/failover/failover";
 
 /** As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection. */
 export const KARMADA_APISERVER_ARGS = ["--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount"];

@@ -3,7 +3,7 @@
 // busybox-static and curl). Built once per process into a directory of archives (oci-image.ts).
 import * as fs from "fs";
 import * as path from "path";
-import { ETCD_IMAGE } from "../../../components/karmada/etcd-cluster";
+import { ETCD_IMAGE } from "../../../components/karmada/control-plane/etcd-cluster";
 import { buildImageArchive, debianBinaryFiles, ImageFile, ImageSpec } from "./oci-image";
 import { PAUSE_IMAGE } from "./node-config";
 

@@ -198,7 +198,7 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(seen[onBackup].moves.filter((m) => m.kind === "rescheduled").map((m) => m.members)).toEqual([[BACKUP]]);
         record("outage timeline (s since stop)", { ...timeline });
         // Detection at kamino:karmada.failureDetectionSeconds (12): a probe every 3 s, not Ready after
-        // failing for 9 s (karmada/detection.ts), not Karmada's own 10 s and 30 s.
+        // failing for 9 s (karmada/failover/detection.ts), not Karmada's own 10 s and 30 s.
         expect(timeline.notReady_s).toBeGreaterThanOrEqual(8);
         expect(timeline.notReady_s).toBeLessThanOrEqual(25);
         // Kamino's toleration: eviction waits failoverAfterSeconds (10) after the taint, counted from

@@ -123,6 +123,23 @@ async function unappliedWorks(m: string): Promise<string[]> {
         .map((w) => `${w.metadata?.name}: ${w.status?.conditions?.find((c) => c.type === "Applied")?.message ?? "no Applied condition"}`);
 }
 
+/** Waits until every Work in the member's execution space is Applied (failing with the reasons of those that are not). */
+async function everyWorkApplied(m: string): Promise<void> {
+    await waitFor(`every Work Applied on ${m}`, async () => {
+        const bad = await unappliedWorks(m);
+        if (bad.length) throw new Error(bad.join("; "));
+        return true;
+    }, WAIT);
+}
+
+/** No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push. */
+async function expectNoImpersonator(m: string): Promise<void> {
+    expect(await member(m).get(resourcePath("v1", "serviceaccounts", { namespace: "karmada-cluster", name: "karmada-impersonator" }))).toBeUndefined();
+    expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: "karmada-impersonator" }))).toBeUndefined();
+    const cluster = await fleet.karmada.client.get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
+    expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
+}
+
 const EXTRA_SECRETS = [
     { name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" },
     { name: "extra-secret", namespace: "extra", fromConfig: "extraValues" },
@@ -144,16 +161,8 @@ export function memberAccessSuite(shared: SharedFleet): void {
         for (const m of MEMBERS) {
             await waitFor(`federated-iris on ${m}`, async () => ((await member(m).get(IRIS)) ? true : undefined), WAIT);
             await waitFor(`license Secret on ${m}`, async () => ((await member(m).get(SECRET)) ? true : undefined), WAIT);
-            await waitFor(`every Work Applied on ${m}`, async () => {
-                const bad = await unappliedWorks(m);
-                if (bad.length) throw new Error(bad.join("; "));
-                return true;
-            }, WAIT);
-            // No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push.
-            expect(await member(m).get(resourcePath("v1", "serviceaccounts", { namespace: "karmada-cluster", name: "karmada-impersonator" }))).toBeUndefined();
-            expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: "karmada-impersonator" }))).toBeUndefined();
-            const cluster = await fleet.karmada.client.get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
-            expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
+            await everyWorkApplied(m);
+            await expectNoImpersonator(m);
         }
         expect(await tableMismatches()).toEqual([]);
         // Karmada asked nothing it was refused, and the next `up` changes nothing.
@@ -184,11 +193,7 @@ export function memberAccessSuite(shared: SharedFleet): void {
         note(`up removing namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
         for (const m of MEMBERS) {
             await waitFor(`namespace extra gone from ${m}`, async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true), WAIT);
-            await waitFor(`every Work Applied on ${m}`, async () => {
-                const bad = await unappliedWorks(m);
-                if (bad.length) throw new Error(bad.join("; "));
-                return true;
-            }, WAIT);
+            await everyWorkApplied(m);
         }
         expect(await tableMismatches([], inExtra)).toEqual([]);
         expect(forbiddenLines()).toEqual([]);

@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { generateKeyPairSync, randomBytes, X509Certificate } from "crypto";
 import { isIP } from "net";
-import { certificateNeedsRenewal } from "./pull-agent";
+import { certificateNeedsRenewal } from "../../common/certificates";
 import { ETCD_CLIENT_CN, ETCD_PEER_CN } from "./etcd-cluster";
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;

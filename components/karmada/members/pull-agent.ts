@@ -4,7 +4,7 @@
 // calls), pkg/karmadactl/register/register.go (the rights `karmadactl register` grants) and
 // pkg/controllers/certificate/approver (the CSR shape Karmada approves).
 import * as YAML from "yaml";
-import { activeCluster, parseKubeconfig } from "../common/kubeconfig";
+import { activeCluster, parseKubeconfig } from "../../common/kubeconfig";
 import { PolicyRule } from "./member-access";
 
 /** Namespace of the agent on its member, and of its leader-election Lease in the Karmada API (the agent's default). */
@@ -23,11 +23,6 @@ export const AGENT_GROUP = "system:karmada:agents";
 export const AGENT_SIGNER = "kubernetes.io/kube-apiserver-client";
 /** Lifetime Kamino asks for the agent's certificate (Karmada's signer may cap it; the default cap is one year). */
 export const AGENT_CERT_SECONDS = 365 * 24 * 3600;
-/**
- * An `up` replaces the certificate once less than this fraction of its life remains (four months
- * of a year), so that a stack brought up at least every few months never runs on an expired one.
- */
-export const AGENT_CERT_RENEW_FRACTION = 1 / 3;
 
 /** The names of everything a Pull member's agent is and holds. */
 export function agentNames(clusterName: string) {
@@ -155,10 +150,4 @@ export function karmadaServer(kubeconfigText: string): { server: string; caPem: 
 export function imageTag(image: string): string | undefined {
     const m = /:([\w][\w.-]{0,127})$/.exec(image.replace(/@sha256:[0-9a-f]+$/, ""));
     return m && !m[1].includes("/") ? m[1] : undefined;
-}
-
-/** True when a certificate that is valid until `notAfter` should be renewed at `now` (AGENT_CERT_RENEW_FRACTION). */
-export function certificateNeedsRenewal(notBefore: Date, notAfter: Date, now: Date): boolean {
-    const life = notAfter.getTime() - notBefore.getTime();
-    return notAfter.getTime() - now.getTime() < life * AGENT_CERT_RENEW_FRACTION;
 }

@@ -8,7 +8,7 @@
 // peer URL by the pod IP when it listens on 0.0.0.0.) The chart is pointed here with `etcd.mode: external`.
 import * as k8s from "@pulumi/kubernetes";
 import { quotaBackendBytes } from "./etcd-space";
-import { DEFAULTS } from "../config";
+import { DEFAULTS } from "../../config";
 
 /** Members: a quorum of two survives the loss of any one node or zone. */
 export const ETCD_MEMBERS = 3;

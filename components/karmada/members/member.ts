@@ -2,10 +2,11 @@
 // shows the join and destroy undoes it.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../crds";
-import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "./control-plane";
+import { DeepInput, KarmadaCluster, KarmadaClusterSpec } from "../../crds";
+import { KARMADA_CLUSTER_NAMESPACE, KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";
 import { FULL_RULES, MemberAccessPlan } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
+import { KarmadaContext } from "../../common/karmada-context";
 
 /** Arguments of a KarmadaMember. */
 export interface KarmadaMemberArgs {
@@ -13,8 +14,8 @@ export interface KarmadaMemberArgs {
     clusterName: string;
     /** Provider of the member cluster. */
     memberProvider: k8s.Provider;
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
+    /** The Karmada it joins. */
+    karmada: KarmadaContext;
     /** The `karmada-cluster` namespace in the Karmada API (an output, so the join waits for it). */
     karmadaClusterNamespace: pulumi.Input<string>;
     /** The member API server as Karmada's controllers reach it. */
@@ -29,8 +30,6 @@ export interface KarmadaMemberArgs {
     zones?: pulumi.Input<pulumi.Input<string>[]>;
     /** Resource whose deletion deletes the member cluster; member-side objects are then not deleted one by one. */
     memberLifecycle?: pulumi.Resource;
-    /** Resource whose deletion deletes the Karmada control plane; Karmada-side objects likewise. */
-    karmadaLifecycle?: pulumi.Resource;
     /**
      * Resources the member must have before it joins, e.g. IKO's release, which brings the
      * IrisCluster CRD. Karmada's first collection of the member's APIs then has it, and the
@@ -103,7 +102,7 @@ export class KarmadaMember extends pulumi.ComponentResource {
         this.clusterName = args.clusterName;
         // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
         const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, ...gatedBy(args.gate) };
+        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, ...gatedBy(args.gate) };
         const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
         const narrowAfter = args.narrowAfter;
         const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);

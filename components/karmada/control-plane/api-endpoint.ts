@@ -8,8 +8,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { isIP } from "net";
 import { APISERVER_POD_LABELS } from "./chart-values";
-import { withServer } from "../common/kubeconfig";
-import { DEFAULTS, Endpoint, FleetConfig, GkeClusterConfig } from "../config";
+import { withServer } from "../../common/kubeconfig";
+import { DEFAULTS, Endpoint, FleetConfig, GkeClusterConfig } from "../../config";
 import type { KarmadaHelmInstall } from "./control-plane";
 
 /** Name of Kamino's load balancer Service in the host's `karmada-system`. */

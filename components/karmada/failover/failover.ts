@@ -1,7 +1,7 @@
 // Failover placement: what Karmada v1.18 needs so that an IrisCluster runs on exactly one member at a
 // time and moves down an ordered list when that member fails. Pure: policy specs and flag sets, used
 // by the components, the chart values, the loopback harness and the tests alike.
-import { ClusterTaintPolicySpec, Placement, PropagationSpec } from "../crds";
+import { ClusterTaintPolicySpec, Placement, PropagationSpec } from "../../crds";
 
 /**
  * The taint Kamino's ClusterTaintPolicy puts on a failover member while Karmada cannot reach it. The

@@ -8,9 +8,10 @@
 // Their provider code runs in Pulumi's dynamic-provider process: it reaches Karmada with the
 // kubeconfig given as a (secret) input, and imports only what that process can load.
 import * as pulumi from "@pulumi/pulumi";
-import { kubeRequest } from "../live/kube-read";
+import { kubeRequest } from "../../live/kube-read";
 import { drainAndDeleteCluster, KubeCall, requestAgentCertificate, setClusterLabels, waitForPullCluster } from "./agent-registration";
-import { AGENT_CERT_SECONDS, AGENT_GROUP, agentNames, certificateNeedsRenewal, karmadaServer } from "./pull-agent";
+import { certificateNeedsRenewal } from "../../common/certificates";
+import { AGENT_CERT_SECONDS, AGENT_GROUP, agentNames, karmadaServer } from "./pull-agent";
 
 const karmadaCall =
     (kubeconfig: string): KubeCall =>

@@ -3,14 +3,15 @@
 // the member (member-access.ts) either way.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, DEFAULTS, FleetConfig } from "../config";
-import { describeError, kubeRequest } from "../live/kube-read";
-import { detectionFlags } from "./detection";
+import { ClusterConfig, DEFAULTS, FleetConfig } from "../../config";
+import { describeError, kubeRequest } from "../../live/kube-read";
+import { detectionFlags } from "../failover/detection";
 import { KarmadaMember } from "./member";
 import { MemberAccessPlan, memberAccessPlan } from "./member-access";
 import { karmadaServer } from "./pull-agent";
 import { AgentReadyWaiter, KarmadaPullMember } from "./pull-member";
-import { KARMADA_PATHS } from "../crds/karmada-api";
+import { KARMADA_PATHS } from "../../crds/karmada-api";
+import { KarmadaContext } from "../../common/karmada-context";
 
 /** A joined member, whichever its sync mode. */
 export type FleetMember = KarmadaMember | KarmadaPullMember;
@@ -31,10 +32,7 @@ export interface JoiningCluster {
 }
 
 /** The Karmada it joins. */
-export interface JoinTarget {
-    provider: k8s.Provider;
-    /** Deleting this deletes the Karmada API. */
-    lifecycle?: pulumi.Resource;
+export interface JoinTarget extends KarmadaContext {
     /** Kubeconfig of the Karmada API for this program; secret. */
     kubeconfig: pulumi.Output<string>;
     /** `karmada-cluster` in the Karmada API (Push credentials). */
@@ -97,6 +95,29 @@ export class SyncModeChangeError extends pulumi.RunError {
     }
 }
 
+/**
+ * On `up`: settles once the live Karmada has no member whose sync mode the config changes, and
+ * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
+ * warning, logged on `logTo`: the joins then fail or succeed on their own.
+ */
+export function syncModeGate(cfg: FleetConfig, karmadaKubeconfig: pulumi.Output<string>, read = liveMembers, logTo?: pulumi.Resource): pulumi.Output<boolean> | undefined {
+    if (pulumi.runtime.isDryRun()) return undefined;
+    return pulumi.unsecret(
+        karmadaKubeconfig.apply(async (kubeconfig) => {
+            let live: LiveMember[];
+            try {
+                live = await read(kubeconfig);
+            } catch (e) {
+                pulumi.log.warn(`could not read Karmada's members to check their sync modes: ${(e as Error).message}`, logTo);
+                return true;
+            }
+            const problems = syncModeChanges(cfg, live);
+            if (problems.length > 0) throw new SyncModeChangeError(problems);
+            return true;
+        }),
+    );
+}
+
 /** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the stack config. */
 export function memberAccessFor(cfg: FleetConfig): MemberAccessPlan {
     return memberAccessPlan(cfg.karmada.memberAccess, {
@@ -119,14 +140,13 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
     const common = {
         clusterName: c.name,
         memberProvider: cluster.provider,
-        karmadaProvider: karmada.provider,
+        karmada: { provider: karmada.provider, lifecycle: karmada.lifecycle, kubeconfig: karmada.kubeconfig },
         apiEndpoint: cluster.apiEndpoint,
         labels: c.labels,
         provider: c.provider,
         region: cluster.region,
         zones: cluster.zones,
         memberLifecycle: cluster.lifecycle,
-        karmadaLifecycle: karmada.lifecycle,
         joinAfter: cluster.joinAfter,
         access: memberAccessFor(cfg),
         narrowAfter,
@@ -145,7 +165,7 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
         : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
-        { ...common, karmadaKubeconfig: karmada.kubeconfig, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
+        { ...common, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
         opts,
     );
 }

@@ -3,8 +3,9 @@
 // status, and the ConfigMap and Secrets it names would need placements of their own.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { IrisCluster } from "../crds";
-import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../crds/karmada-api";
+import { IrisCluster } from "../../crds";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../../crds/karmada-api";
+import { KarmadaContext } from "../../common/karmada-context";
 
 /**
  * Unhealthy only when IKO reports a failure: phase Failed or Error. Karmada's application failover
@@ -211,10 +212,8 @@ export function irisInterpreterSpec() {
 
 /** Arguments of an IrisClusterInterpreter. */
 export interface IrisClusterInterpreterArgs {
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
-    /** Resource whose deletion deletes the Karmada API. */
-    karmadaLifecycle?: pulumi.Resource;
+    /** The Karmada API its objects are made in. */
+    karmada: KarmadaContext;
 }
 
 /** The ResourceInterpreterCustomization for IrisCluster. */
@@ -232,7 +231,7 @@ export class IrisClusterInterpreter extends pulumi.ComponentResource {
                 metadata: { name: "kamino-iriscluster" },
                 spec: irisInterpreterSpec(),
             },
-            { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle },
+            { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle },
         );
         this.registerOutputs({});
     }

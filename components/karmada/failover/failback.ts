@@ -4,12 +4,12 @@
 // binding's observed group is reset to the first one, then a WorkloadRebalancer asks for a reschedule.
 // Not part of `pulumi up`, which must not fight Karmada's placement: a command run on purpose
 // (commands/failback.ts, `npm run failback`).
-import { ClusterAffinity } from "../crds";
+import { ClusterAffinity } from "../../crds";
 import { FAILOVER_TAINT } from "./failover";
-import { bindingPath } from "../live/iris-running";
-import { describeError, KubeObject } from "../live/kube-read";
-import { poll } from "../live/poll";
-import { KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../crds/karmada-api";
+import { bindingPath } from "../../live/iris-running";
+import { describeError, KubeObject } from "../../live/kube-read";
+import { poll } from "../../live/poll";
+import { KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../../crds/karmada-api";
 
 /** How failback talks to the Karmada API; the real one is kubeRequest with the Karmada kubeconfig. */
 export type KarmadaRequest = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;

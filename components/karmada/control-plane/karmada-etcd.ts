@@ -7,7 +7,7 @@
 // certificate this component outputs. A member count the running etcd cannot take is refused.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { describeError, kubeRequest } from "../live/kube-read";
+import { describeError, kubeRequest } from "../../live/kube-read";
 import { EtcdCertificates, etcdMemberFiles } from "./etcd-certificates";
 import { EtcdBackup, EtcdBackupSettings } from "./etcd-backup";
 import { ETCD_JOB_CERT_SECRET, etcdDefragCronJobSpec } from "./etcd-jobs";
@@ -27,7 +27,7 @@ import {
     EtcdSettings,
     etcdStatefulSetSpec,
 } from "./etcd-cluster";
-import { DEFAULTS } from "../config";
+import { DEFAULTS } from "../../config";
 
 /** The member count of the etcd that runs (its StatefulSet's replicas), or undefined when none runs yet. */
 export type RunningEtcdMembers = (hostKubeconfig: string, n: EtcdClusterNames) => Promise<number | undefined>;

@@ -4,11 +4,11 @@
 // Cluster. Written over a request function (KubeCall) so that tests answer for the API; the dynamic
 // resources in agent-resources.ts call them with the Karmada kubeconfig.
 import { X509Certificate } from "crypto";
-import { poll } from "../live/poll";
-import { describeError } from "../live/kube-read";
-import { ProgressSink, WaitProgress } from "../live/progress";
+import { poll } from "../../live/poll";
+import { describeError } from "../../live/kube-read";
+import { ProgressSink, WaitProgress } from "../../live/progress";
 import { AGENT_GROUP, AGENT_SIGNER, agentNames } from "./pull-agent";
-import { KARMADA_PATHS } from "../crds/karmada-api";
+import { KARMADA_PATHS } from "../../crds/karmada-api";
 
 /** One request to the Karmada API: method, path, JSON body, content type; resolves status and raw body. */
 export type KubeCall = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;

@@ -13,11 +13,11 @@
 import * as crypto from "crypto";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KARMADA_SYSTEM_LABELS } from "./control-plane";
+import { KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";
 import { AgentCertificate, PullClusterRegistration } from "./agent-resources";
 import { KubeCall, waitForPullCluster } from "./agent-registration";
-import { kubeRequest } from "../live/kube-read";
-import { formatAge, ProgressSink } from "../live/progress";
+import { kubeRequest } from "../../live/kube-read";
+import { formatAge, ProgressSink } from "../../live/progress";
 import { MemberAccessPlan, PolicyRule } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 import {
@@ -34,6 +34,7 @@ import {
     agentNames,
     karmadaServer,
 } from "./pull-agent";
+import { KarmadaContext } from "../../common/karmada-context";
 
 /** Waits until a Pull member's agent has registered its Cluster and Karmada reports it Ready; lines go to `onProgress`. */
 export type AgentReadyWaiter = (karmadaKubeconfig: string, clusterName: string, timeoutSeconds: number, onProgress: ProgressSink) => Promise<{ waitedSeconds: number }>;
@@ -50,10 +51,8 @@ export interface KarmadaPullMemberArgs {
     clusterName: string;
     /** Provider of the member cluster. */
     memberProvider: k8s.Provider;
-    /** Provider of the Karmada API. */
-    karmadaProvider: k8s.Provider;
-    /** Kubeconfig of the Karmada API as this program reaches it (secret): for the certificate and the registration. */
-    karmadaKubeconfig: pulumi.Input<string>;
+    /** The Karmada it joins; its kubeconfig (as this program reaches it) is for the certificate and the registration. */
+    karmada: KarmadaContext & Required<Pick<KarmadaContext, "kubeconfig">>;
     /** The Karmada API server as the agent on the member reaches it, e.g. `https://<kind node>:<NodePort>`. */
     agentServer: pulumi.Input<string>;
     /** The member API server as Karmada records it (`Cluster.spec.apiEndpoint`). */
@@ -74,8 +73,6 @@ export interface KarmadaPullMemberArgs {
     readyTimeoutSeconds: number;
     /** Resource whose deletion deletes the member cluster; member-side objects are then not deleted one by one. */
     memberLifecycle?: pulumi.Resource;
-    /** Resource whose deletion deletes the Karmada control plane; Karmada-side objects likewise. */
-    karmadaLifecycle?: pulumi.Resource;
     /** Resources the member must have before it joins (IKO's release, for its CRD). */
     joinAfter?: pulumi.Resource[];
     /** What the agent may do on the member for Karmada (memberAccessPlan). */
@@ -115,7 +112,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         const n = agentNames(args.clusterName);
         // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
         const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmadaProvider, deletedWith: args.karmadaLifecycle, ...gatedBy(args.gate) };
+        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, ...gatedBy(args.gate) };
         const narrowAfter = args.narrowAfter;
         const afterCleanup: AfterCleanup = <T>(rules: T): pulumi.Input<T> =>
             narrowAfter === undefined ? rules : (pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
@@ -123,8 +120,8 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         const karmadaRights = this.karmadaRights(name, args.clusterName, onKarmada);
         const certificate = new AgentCertificate(
             `${name}-agent-cert`,
-            { karmadaKubeconfig: args.karmadaKubeconfig, clusterName: args.clusterName, timeoutSeconds: 120 },
-            { parent: this, deletedWith: args.karmadaLifecycle, dependsOn: karmadaRights },
+            { karmadaKubeconfig: args.karmada.kubeconfig, clusterName: args.clusterName, timeoutSeconds: 120 },
+            { parent: this, deletedWith: args.karmada.lifecycle, dependsOn: karmadaRights },
         );
         this.certificateNotAfter = certificate.notAfter;
 
@@ -138,7 +135,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
 
         const kubeconfig = pulumi.secret(
             pulumi
-                .all([args.karmadaKubeconfig, args.agentServer, certificate.certificate, certificate.privateKey])
+                .all([args.karmada.kubeconfig, args.agentServer, certificate.certificate, certificate.privateKey])
                 .apply(([kc, server, cert, key]) => agentKubeconfig(server, karmadaServer(kc).caPem, cert, key)),
         );
         const secret = new k8s.core.v1.Secret(
@@ -152,13 +149,13 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         this.cluster = new PullClusterRegistration(
             `${name}-registration`,
             {
-                karmadaKubeconfig: args.karmadaKubeconfig,
+                karmadaKubeconfig: args.karmada.kubeconfig,
                 clusterName: args.clusterName,
                 labels: args.labels ?? {},
                 timeoutSeconds: args.readyTimeoutSeconds,
                 agentRevision: this.agentReady(args, this.agentRevision(kubeconfig, this.agent)),
             },
-            { parent: this, dependsOn: [this.agent], deletedWith: args.karmadaLifecycle },
+            { parent: this, dependsOn: [this.agent], deletedWith: args.karmada.lifecycle },
         );
         this.propagatesAfter = [...this.access, this.cluster];
         this.registerOutputs({ clusterName: this.clusterName, certificateNotAfter: this.certificateNotAfter });
@@ -252,7 +249,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
     private agentReady(args: KarmadaPullMemberArgs, revision: pulumi.Output<string>): pulumi.Output<string> {
         if (pulumi.runtime.isDryRun()) return revision;
         const wait = args.readyWaiter ?? liveAgentReadyWaiter;
-        return pulumi.all([pulumi.output(args.karmadaKubeconfig), revision, this.agent.metadata.uid]).apply(async ([kc, rev]) => {
+        return pulumi.all([pulumi.output(args.karmada.kubeconfig), revision, this.agent.metadata.uid]).apply(async ([kc, rev]) => {
             try {
                 const { waitedSeconds } = await wait(kc, args.clusterName, args.readyTimeoutSeconds, (line) => pulumi.log.info(line, this, undefined, true));
                 pulumi.log.info(`Cluster ${args.clusterName} joined by its agent and Ready (waited ${formatAge(waitedSeconds)})`, this);

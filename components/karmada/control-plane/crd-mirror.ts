@@ -2,8 +2,8 @@
 // its chart ships none) into the Karmada API, so Karmada accepts resource templates of that kind.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { crdPath, KubeObject, kubeReader, waitForObject } from "../live/kube-read";
-import { formatAge, ProgressSink } from "../live/progress";
+import { crdPath, KubeObject, kubeReader, waitForObject } from "../../live/kube-read";
+import { formatAge, ProgressSink } from "../../live/progress";
 
 /** Reads a live CRD, waiting for it to appear; `onProgress` gets a line each time the answer changes. */
 export type CrdReader = (kubeconfig: string, crdName: string, timeoutSeconds: number, onProgress?: ProgressSink) => Promise<KubeObject>;

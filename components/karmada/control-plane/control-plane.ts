@@ -6,9 +6,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
 import { KarmadaEtcd, KarmadaEtcdArgs } from "./karmada-etcd";
-import { serverOf, withServer } from "../common/kubeconfig";
-import { inheritedDependsOn } from "../common/options";
-import { Values } from "../common/values";
+import { serverOf, withServer } from "../../common/kubeconfig";
+import { inheritedDependsOn } from "../../common/options";
+import { Values } from "../../common/values";
 
 /** Labels `karmadactl join` puts on the objects it creates. */
 export const KARMADA_SYSTEM_LABELS = { "karmada.io/system": "true" };
@@ -108,58 +108,11 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
         if (!!args.helm === !!args.existingKubeconfig) throw new Error("KarmadaControlPlane needs exactly one of 'helm' and 'existingKubeconfig'");
 
         if (args.helm) {
-            const h = args.helm;
-            if (!h.kind === !h.published) throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
-            const published = h.published;
-            const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
-            // Off kind the chart is installed over a quorum that answers already.
-            const etcd = (this.etcd = published
-                ? new KarmadaEtcd(`${name}-etcd`, { ...published, hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent: this, dependsOn: inheritedDependsOn(opts) })
-                : undefined);
-            this.release = new k8s.helm.v3.Release(
-                `${name}-chart`,
-                {
-                    name: "karmada",
-                    chart: "karmada",
-                    version: h.chartVersion,
-                    repositoryOpts: { repo: h.chartRepo },
-                    namespace: KARMADA_SYSTEM_NAMESPACE,
-                    // Off kind, KarmadaEtcd owns the namespace.
-                    createNamespace: !etcd,
-                    // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
-                    values:
-                        published && etcd
-                            ? karmadaChartValues({ ...chart, published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate } })
-                            : karmadaChartValues({ ...chart, kind: h.kind }),
-                    timeout: h.timeoutSeconds,
-                },
-                // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
-                { parent: this, provider: h.hostProvider, dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : inheritedDependsOn(opts) },
-            );
-            // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
-            const generated = k8s.core.v1.Secret.get(
-                `${name}-generated-kubeconfig`,
-                `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`,
-                { parent: this, provider: h.hostProvider, dependsOn: [this.release] },
-            );
-            const chartKubeconfig = generated.data.apply((data) => Buffer.from(data["kubeconfig"], "base64").toString("utf8"));
-            if (published) {
-                this.publicService = new k8s.core.v1.Service(
-                    `${name}-api-lb`,
-                    {
-                        metadata: { name: PUBLIC_SERVICE_NAME, namespace: KARMADA_SYSTEM_NAMESPACE, labels: KARMADA_SYSTEM_LABELS },
-                        spec: pulumi.all([published.host, published.authorizedNetworks]).apply(([host, authorizedNetworks]) => loadBalancerSpec({ host, authorizedNetworks })),
-                    },
-                    { parent: this, provider: h.hostProvider, dependsOn: [this.release] },
-                );
-                // Through the load balancer's status: nothing dials Karmada before it has its address.
-                this.kubeconfig = pulumi.secret(
-                    pulumi.all([chartKubeconfig, published.host, this.publicService.status]).apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
-                );
-            } else {
-                const hostPort = h.kind!.apiServerHostPort;
-                this.kubeconfig = pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${hostPort}`)));
-            }
+            const installed = installChart(name, args.helm, this, opts);
+            this.etcd = installed.etcd;
+            this.release = installed.release;
+            this.publicService = installed.publicService;
+            this.kubeconfig = installed.kubeconfig;
         } else {
             const endpoint = args.existingEndpoint;
             this.kubeconfig = pulumi.secret(
@@ -184,3 +137,65 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     }
 }
 
+/** What installing the chart made: the etcd and load balancer off kind, the release, the API kubeconfig. */
+interface InstalledChart {
+    etcd?: KarmadaEtcd;
+    release: k8s.helm.v3.Release;
+    publicService?: k8s.core.v1.Service;
+    kubeconfig: pulumi.Output<string>;
+}
+
+/** Karmada's chart on the host (off kind over Kamino's etcd, behind its load balancer), children of `parent`. */
+function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resource, opts?: pulumi.ComponentResourceOptions): InstalledChart {
+    if (!h.kind === !h.published) throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
+    const published = h.published;
+    const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
+    // Off kind the chart is installed over a quorum that answers already.
+    const etcd = published
+        ? new KarmadaEtcd(`${name}-etcd`, { ...published, hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent, dependsOn: inheritedDependsOn(opts) })
+        : undefined;
+    const release = new k8s.helm.v3.Release(
+        `${name}-chart`,
+        {
+            name: "karmada",
+            chart: "karmada",
+            version: h.chartVersion,
+            repositoryOpts: { repo: h.chartRepo },
+            namespace: KARMADA_SYSTEM_NAMESPACE,
+            // Off kind, KarmadaEtcd owns the namespace.
+            createNamespace: !etcd,
+            // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
+            values:
+                published && etcd
+                    ? karmadaChartValues({ ...chart, published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate } })
+                    : karmadaChartValues({ ...chart, kind: h.kind }),
+            timeout: h.timeoutSeconds,
+        },
+        // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
+        { parent, provider: h.hostProvider, dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : inheritedDependsOn(opts) },
+    );
+    // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
+    const generated = k8s.core.v1.Secret.get(
+        `${name}-generated-kubeconfig`,
+        `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`,
+        { parent, provider: h.hostProvider, dependsOn: [release] },
+    );
+    const chartKubeconfig = generated.data.apply((data) => Buffer.from(data["kubeconfig"], "base64").toString("utf8"));
+    if (published) {
+        const publicService = new k8s.core.v1.Service(
+            `${name}-api-lb`,
+            {
+                metadata: { name: PUBLIC_SERVICE_NAME, namespace: KARMADA_SYSTEM_NAMESPACE, labels: KARMADA_SYSTEM_LABELS },
+                spec: pulumi.all([published.host, published.authorizedNetworks]).apply(([host, authorizedNetworks]) => loadBalancerSpec({ host, authorizedNetworks })),
+            },
+            { parent, provider: h.hostProvider, dependsOn: [release] },
+        );
+        // Through the load balancer's status: nothing dials Karmada before it has its address.
+        const kubeconfig = pulumi.secret(
+            pulumi.all([chartKubeconfig, published.host, publicService.status]).apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
+        );
+        return { etcd, release, publicService, kubeconfig };
+    }
+    const hostPort = h.kind!.apiServerHostPort;
+    return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${hostPort}`))) };
+}

@@ -3,7 +3,7 @@
 // the same MemberAccessPlan (member-access.ts); only the subject and the role names differ.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KARMADA_SYSTEM_LABELS } from "./control-plane";
+import { KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";
 import { MemberAccessPlan, namespaceObjectRules, PolicyRule } from "./member-access";
 
 /** Holds back member rules until removed manifests are cleaned up (KarmadaMemberArgs.narrowAfter). */

@@ -5,8 +5,8 @@
 // (CHART_KEYS, from charts/karmada at v1.18.2; test/unit/karmada-host.test.ts keeps them to it).
 import type * as pulumi from "@pulumi/pulumi";
 import { EtcdClientCertificate, ETCD_REGISTRY_PREFIX } from "./etcd-cluster";
-import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "./failover";
-import { mergeValues, Values } from "../common/values";
+import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "../failover/failover";
+import { mergeValues, Values } from "../../common/values";
 
 /** The certificate SANs of the chart's defaults; Helm replaces lists, so they are repeated. */
 export const KARMADA_DEFAULT_CERT_HOSTS = [
