@@ -11,7 +11,7 @@ import { criticalPodsQuota, LOCAL_STORAGE_CLASS, RealNodeCluster, RealNodes, SHE
 import { getPod, podLogs, waitForPodPhase } from "./nodes/pods";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { karmadaEtcdStack, KARMADA_NAMESPACE as NS } from "./real-etcd-stack";
-import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/etcd-cluster";
+import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/control-plane/etcd-cluster";
 
 jest.setTimeout(15 * 60_000);
 
@@ -163,7 +163,7 @@ async function etcdctl(name: string, args: string[], endpoints = [n.members[0]])
     const out = await podLogs(host.client, NS, name);
     if (pod.status?.phase !== "Succeeded") {
         const members = await Promise.all(n.members.map((m) => getPod(host.client, NS, m)));
-        const states = members.map((p) => `${p?.metadata.name} ${p?.status?.podIP} ${JSON.stringify(p?.status?.containerStatuses?.[0])}`);
+        const states = members.map((p) => `${p?.metadata?.name} ${p?.status?.podIP} ${JSON.stringify(p?.status?.containerStatuses?.[0])}`);
         throw new Error(`etcdctl ${args.join(" ")} failed: ${out}\nmembers:\n${states.join("\n")}`);
     }
     return out;

@@ -14,7 +14,7 @@ export async function karmadaEtcdStack(sandbox: EngineSandbox, stackName: string
         path.join(sandbox.project, "index.ts"),
         `import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KarmadaEtcd } from "./components/karmada/karmada-etcd";
+import { KarmadaEtcd } from "./components/karmada/control-plane/karmada-etcd";
 const kubeconfig = new pulumi.Config().requireSecret("hostKubeconfig");
 const host = new k8s.Provider("host", { kubeconfig });
 new KarmadaEtcd("karmada-etcd", { hostProvider: host, hostKubeconfig: kubeconfig, namespace: "${KARMADA_NAMESPACE}", settings: { members: 3, volumeSize: "1Gi", storageClass: "${storageClass}" } });
