@@ -14,9 +14,5 @@ module.exports = {
     // after the last test, and when jest is interrupted (SIGINT, SIGTERM, SIGHUP).
     globalSetup: "<rootDir>/test/support/process-reaper.ts",
     globalTeardown: "<rootDir>/test/support/process-reaper.ts",
-    projects: [
-        project("unit", "unit"),
-        project("engine", "engine"),
-        project("cluster", "cluster"),
-    ],
+    projects: [project("unit", "unit"), project("engine", "engine"), project("cluster", "cluster")],
 };

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
     if (ids.length !== 1) usage("name one IrisCluster");
     const stack = args.values.stack;
     const kubeconfig = (await readStackOutputs({ stack, command: "failback" })).karmadaKubeconfig;
-    if (typeof kubeconfig !== "string") throw new PulumiError(`stack ${stack ?? "(selected)"} has no karmadaKubeconfig output: run pulumi up${stack ? ` -s ${stack}` : ""} first`);
+    if (typeof kubeconfig !== "string")
+        throw new PulumiError(`stack ${stack ?? "(selected)"} has no karmadaKubeconfig output: run pulumi up${stack ? ` -s ${stack}` : ""} first`);
     const t0 = Date.now();
     const result = await failback((method, path, body, contentType) => kubeRequest(kubeconfig, method, path, body, { contentType }), ids[0]);
     const took = ((Date.now() - t0) / 1000).toFixed(1);
@@ -31,6 +32,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-    process.stderr.write(`failback: ${e instanceof FailbackError || e instanceof PulumiError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(`failback: ${e instanceof FailbackError || e instanceof PulumiError ? e.message : ((e as Error).stack ?? String(e))}\n`);
     process.exit(1);
 });

@@ -89,7 +89,8 @@ export function decodeOutputs(stdout: string): Record<string, unknown> {
     } catch {
         throw new PulumiError(`pulumi stack output printed ${stdout.length} characters that are not JSON`);
     }
-    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) throw new PulumiError("pulumi stack output printed JSON that is not an object of outputs");
+    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded))
+        throw new PulumiError("pulumi stack output printed JSON that is not an object of outputs");
     return decoded as Record<string, unknown>;
 }
 
@@ -118,7 +119,15 @@ export async function readStackOutputs(ref: StackRef): Promise<Record<string, un
 
 /** A pulumi command whose output is data (JSON): stdout captured, never shown; pulumi's errors go to stderr. */
 export function pulumiJson<T>(ref: StackRef, args: string[]): T {
-    return JSON.parse(execFileSync("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: ref.env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 256 * 1024 * 1024 })) as T;
+    return JSON.parse(
+        execFileSync("pulumi", pulumiArgs(ref, args), {
+            cwd: ref.cwd,
+            env: ref.env,
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "inherit"],
+            maxBuffer: 256 * 1024 * 1024,
+        }),
+    ) as T;
 }
 
 /** A pulumi command that changes the stack, shown as it runs (`inherit`) or not at all (`ignore`); throws when it fails. */

@@ -61,7 +61,13 @@ function parseArgs(argv: string[]): Options {
         },
         usage,
     );
-    return { stack: args.values.stack, cwd: args.values.cwd ?? process.cwd(), destroy: args.flags.has("destroy"), forceUnlock: args.flags.has("forceUnlock"), command: "recover" };
+    return {
+        stack: args.values.stack,
+        cwd: args.values.cwd ?? process.cwd(),
+        destroy: args.flags.has("destroy"),
+        forceUnlock: args.flags.has("forceUnlock"),
+        command: "recover",
+    };
 }
 
 const say = (line: string) => process.stdout.write(`recover: ${line}\n`);
@@ -100,10 +106,14 @@ async function unlock(o: Options, root: string | undefined): Promise<void> {
             const lock = JSON.parse(fs.readFileSync(file, "utf8")) as StackLock;
             const owner = lockOwner(lock, { hostname: os.hostname(), programOf });
             if (owner === "running") {
-                throw new Error(`a pulumi command (pid ${lock.pid}, started ${lock.timestamp}) still runs on this stack: let it finish or stop it, then run recover again`);
+                throw new Error(
+                    `a pulumi command (pid ${lock.pid}, started ${lock.timestamp}) still runs on this stack: let it finish or stop it, then run recover again`,
+                );
             }
             if (owner === "elsewhere" && !o.forceUnlock) {
-                throw new Error(`the stack is locked by a run on ${lock.hostname} (pid ${lock.pid}, started ${lock.timestamp}), which cannot be seen from here: once you know it is over, run recover again with --force-unlock`);
+                throw new Error(
+                    `the stack is locked by a run on ${lock.hostname} (pid ${lock.pid}, started ${lock.timestamp}), which cannot be seen from here: once you know it is over, run recover again with --force-unlock`,
+                );
             }
             say(`the stack is locked by pid ${lock.pid} on ${lock.hostname}, which is over: unlocking`);
         }
@@ -151,10 +161,15 @@ async function healHelm(deployment: StateDeployment): Promise<void> {
         } catch {
             continue; // Its cluster is unreachable: nothing to heal there now.
         }
-        const heal = helmHeal(release, items.map(helmRecordOf).filter((r) => r !== undefined));
+        const heal = helmHeal(
+            release,
+            items.map(helmRecordOf).filter((r) => r !== undefined),
+        );
         if (heal.reason) say(heal.reason);
         for (const secret of heal.deleteSecrets) {
-            const res = await kubeRequest(access.kubeconfig, "DELETE", `/api/v1/namespaces/${release.namespace}/secrets/${secret}`, undefined, { context: access.context });
+            const res = await kubeRequest(access.kubeconfig, "DELETE", `/api/v1/namespaces/${release.namespace}/secrets/${secret}`, undefined, {
+                context: access.context,
+            });
             if (res.status !== 200 && res.status !== 404) throw new Error(`could not remove Helm record ${release.namespace}/${secret}: HTTP ${res.status}`);
         }
     }
@@ -167,7 +182,10 @@ async function unreachableClusters(deployment: StateDeployment): Promise<string[
         const access = providerKubeconfig(deployment, `${p.urn}::${p.id}`);
         if (!access) continue;
         const answered = await Promise.race([
-            kubeRequest(access.kubeconfig, "GET", "/version", undefined, { context: access.context }).then(() => true, () => false),
+            kubeRequest(access.kubeconfig, "GET", "/version", undefined, { context: access.context }).then(
+                () => true,
+                () => false,
+            ),
             new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
         ]);
         if (!answered) out.push(urnName(p.urn));
@@ -193,8 +211,13 @@ async function removeLostPullMembers(o: Options, deployment: StateDeployment, un
     }
     const lost = lostPullMembers(clusters, unreachable, o.destroy ? [] : declaredClusters(o), o.destroy);
     for (const name of lost) {
-        say(`${name} joins by Pull and cannot be reached: deleting its Cluster from Karmada first, so that nothing waits for its agent (what Karmada placed on ${name} stays there)`);
-        await deleteCluster((method, p, body, contentType) => kubeRequest(access.kubeconfig, method, p, body, { contentType }), { clusterName: name, timeoutSeconds: 180 });
+        say(
+            `${name} joins by Pull and cannot be reached: deleting its Cluster from Karmada first, so that nothing waits for its agent (what Karmada placed on ${name} stays there)`,
+        );
+        await deleteCluster((method, p, body, contentType) => kubeRequest(access.kubeconfig, method, p, body, { contentType }), {
+            clusterName: name,
+            timeoutSeconds: 180,
+        });
         say(`Karmada let ${name} go`);
     }
 }

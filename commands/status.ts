@@ -48,13 +48,18 @@ async function readStack(o: Options): Promise<{ stack: string; outputs: StackOut
         out = await readStackOutputs(ref);
     } catch (e) {
         const message = (e as Error).message;
-        if (/no stack named|could not find stack|no stack selected/i.test(message)) throw new Stop(o.stack ? noSuchStackMessage(o.stack) : `${message}\n${STATUS_USAGE}`, 2);
+        if (/no stack named|could not find stack|no stack selected/i.test(message))
+            throw new Stop(o.stack ? noSuchStackMessage(o.stack) : `${message}\n${STATUS_USAGE}`, 2);
         throw new Stop(`reading the outputs of stack ${stack || "(selected)"} failed: ${message}`, 1);
     }
     if (typeof out.karmadaKubeconfig !== "string") throw new Stop(notBroughtUpMessage(stack), 1);
     return {
         stack,
-        outputs: { members: (out.members as string[] | undefined) ?? [], irisClusters: (out.irisClusters as Record<string, string[]> | undefined) ?? {}, karmadaHost: out.karmadaHost as string | undefined },
+        outputs: {
+            members: (out.members as string[] | undefined) ?? [],
+            irisClusters: (out.irisClusters as Record<string, string[]> | undefined) ?? {},
+            karmadaHost: out.karmadaHost as string | undefined,
+        },
         kubeconfig: out.karmadaKubeconfig,
     };
 }
@@ -88,7 +93,9 @@ function show(status: FleetStatus, o: Options, redraw: boolean): void {
         process.stdout.write(`${JSON.stringify(status, null, o.watch ? undefined : 2)}\n`);
         return;
     }
-    const text = renderStatus(status, { color: useColor(process.stdout.isTTY, process.env), now: Date.now() }) + (o.watch ? "(watching: redrawn when something changes; Ctrl-C ends it)\n" : "");
+    const text =
+        renderStatus(status, { color: useColor(process.stdout.isTTY, process.env), now: Date.now() }) +
+        (o.watch ? "(watching: redrawn when something changes; Ctrl-C ends it)\n" : "");
     // On a terminal the screen is redrawn in place; elsewhere (a log) each change follows the last.
     process.stdout.write(redraw && process.stdout.isTTY ? `\x1b[H\x1b[2J${text}` : redraw ? `\n${text}` : text);
 }

@@ -53,7 +53,6 @@ export interface FleetArgs {
     agentReadyWaiter?: AgentReadyWaiter;
 }
 
-
 /** Summary of one cluster, as a stack output. */
 export interface ClusterSummary {
     name: string;
@@ -117,7 +116,11 @@ export class Fleet extends pulumi.ComponentResource {
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[host.name];
         this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
-        const onKarmada: KarmadaContext = { provider: this.karmada.provider, lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined, kubeconfig: this.karmada.kubeconfig };
+        const onKarmada: KarmadaContext = {
+            provider: this.karmada.provider,
+            lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined,
+            kubeconfig: this.karmada.kubeconfig,
+        };
 
         // 4. Join every other cluster: Push by default, Pull where the config says so.
         this.joinMembers(cfg, args, onKarmada);
@@ -142,9 +145,10 @@ export class Fleet extends pulumi.ComponentResource {
             ...(this.configMaps ? [this.configMaps] : []),
             ...(this.failover ? [this.failover] : []),
         ];
-        for (const ic of cfg.irisClusters) this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
-        this.running = Promise.all(Object.entries(this.irisClusters).map(async ([id, f]) => [id, f.running ? await f.running : undefined] as const)).then((runs) =>
-            Object.fromEntries(runs.filter((r): r is readonly [string, string[]] => r[1] !== undefined)),
+        for (const ic of cfg.irisClusters)
+            this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
+        this.running = Promise.all(Object.entries(this.irisClusters).map(async ([id, f]) => [id, f.running ? await f.running : undefined] as const)).then(
+            (runs) => Object.fromEntries(runs.filter((r): r is readonly [string, string[]] => r[1] !== undefined)),
         );
 
         this.clusterSummaries = Object.values(this.clusters).map((c) => ({
@@ -181,12 +185,20 @@ export class Fleet extends pulumi.ComponentResource {
                           detectionArgs: detectionFlags(k.failureDetectionSeconds).controllerManager,
                           values: k.values,
                           ...(host.provider === "kind"
-                              ? { kind: { apiServerNodePort: k.apiServerNodePort, apiServerHostPort: k.apiServerHostPort, hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane` } }
+                              ? {
+                                    kind: {
+                                        apiServerNodePort: k.apiServerNodePort,
+                                        apiServerHostPort: k.apiServerHostPort,
+                                        hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane`,
+                                    },
+                                }
                               : {
                                     published: publishedInstall(cfg, endpoint, {
                                         gcpProvider: hostCluster.gcpProvider,
                                         // Pull members with private nodes: their agents dial Karmada from these addresses.
-                                        egress: Object.values(this.clusters).flatMap((c) => (!c.config.karmadaHost && c.config.syncMode === "Pull" && c.egressAddresses ? [c.egressAddresses] : [])),
+                                        egress: Object.values(this.clusters).flatMap((c) =>
+                                            !c.config.karmadaHost && c.config.syncMode === "Pull" && c.egressAddresses ? [c.egressAddresses] : [],
+                                        ),
                                         parent: this,
                                     }),
                                 }),
@@ -224,7 +236,14 @@ export class Fleet extends pulumi.ComponentResource {
     /** Joins every cluster but the host, once IKO is on it. */
     private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaContext): void {
         const narrowAfter = removedManifestsCleanup(cfg, this.karmada.kubeconfig, args.karmadaWorks, this);
-        const target = { ...karmada, kubeconfig: this.karmada.kubeconfig, clusterNamespace: this.karmada.clusterNamespace, hostName: this.hostName, existingVersion: args.existingKarmadaVersion, agentReadyWaiter: args.agentReadyWaiter };
+        const target = {
+            ...karmada,
+            kubeconfig: this.karmada.kubeconfig,
+            clusterNamespace: this.karmada.clusterNamespace,
+            hostName: this.hostName,
+            existingVersion: args.existingKarmadaVersion,
+            agentReadyWaiter: args.agentReadyWaiter,
+        };
         const gate = syncModeGate(cfg, this.karmada.kubeconfig, args.liveMembers, this);
         for (const cluster of Object.values(this.clusters)) {
             if (cluster.config.karmadaHost) continue;
@@ -240,11 +259,7 @@ export class Fleet extends pulumi.ComponentResource {
     private failoverTaints(cfg: FleetConfig, karmada: KarmadaContext): KarmadaFailover | undefined {
         const members = failoverMembers(cfg);
         if (members.length === 0) return undefined;
-        return new KarmadaFailover(
-            "failover",
-            { members, karmada },
-            { parent: this, dependsOn: members.map((m) => this.members[m].cluster) },
-        );
+        return new KarmadaFailover("failover", { members, karmada }, { parent: this, dependsOn: members.map((m) => this.members[m].cluster) });
     }
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
@@ -264,7 +279,12 @@ export class Fleet extends pulumi.ComponentResource {
                     // Adopt a namespace that already exists on a member instead of reporting a conflict.
                     { metadata: { name: ns, annotations: { "work.karmada.io/conflict-resolution": "overwrite" } } },
                     // After Karmada's rights in it on every member; removed before they are narrowed.
-                    { parent: this, provider: karmada.provider, deletedWith: karmada.lifecycle, dependsOn: Object.values(this.members).flatMap((m) => m.propagatesAfter) },
+                    {
+                        parent: this,
+                        provider: karmada.provider,
+                        deletedWith: karmada.lifecycle,
+                        dependsOn: Object.values(this.members).flatMap((m) => m.propagatesAfter),
+                    },
                 ),
         );
     }
@@ -321,12 +341,21 @@ export class Fleet extends pulumi.ComponentResource {
                 karmada,
                 tolerateFailoverTaint: failoverMembers(cfg).length > 0,
             },
-            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])] },
+            {
+                parent: this,
+                dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])],
+            },
         );
     }
 
     /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
-    private federate(ic: IrisClusterConfig, cfg: FleetConfig, karmada: KarmadaContext, prerequisites: pulumi.Resource[], runningWaiter?: RunningWaiter): FederatedIrisCluster {
+    private federate(
+        ic: IrisClusterConfig,
+        cfg: FleetConfig,
+        karmada: KarmadaContext,
+        prerequisites: pulumi.Resource[],
+        runningWaiter?: RunningWaiter,
+    ): FederatedIrisCluster {
         // In failover mode, the list in its order: first choice first.
         const targets = ic.placement.mode === "failover" ? ic.placement.clusterNames! : resolvePlacement(cfg.clusters, ic.placement);
         const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);

@@ -64,11 +64,14 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
         const installsOn = config.karmada.existingKubeconfigPath === undefined ? config.clusters.find((c) => c.karmadaHost)?.provider : undefined;
         const backendWarning = stateBackendWarning(currentBackendUrl(opts.backendSources ?? systemBackendSources()), installsOn);
         if (backendWarning) pulumi.log.warn(backendWarning);
-        const existingKarmadaVersion = needsExistingKarmadaVersion(config) ? await (opts.existingKarmadaVersion ?? liveExistingKarmadaVersion)(config) : undefined;
+        const existingKarmadaVersion = needsExistingKarmadaVersion(config)
+            ? await (opts.existingKarmadaVersion ?? liveExistingKarmadaVersion)(config)
+            : undefined;
         if (needsExistingKarmadaVersion(config) && !existingKarmadaVersion) throw new ConfigError([agentImageProblem]);
         return buildStack(config, { ...opts, knownKarmadaVersion: existingKarmadaVersion });
     } catch (e) {
-        if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError || e instanceof ManifestKindError) throw new pulumi.RunError(e.message);
+        if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError || e instanceof ManifestKindError)
+            throw new pulumi.RunError(e.message);
         throw e;
     }
 }
@@ -76,7 +79,10 @@ export async function kaminoProgram(raw: Record<string, string>, opts: KaminoSta
 /** The live probe of an existing Karmada: its kubeconfig, and the host's when it is an existing cluster. */
 function liveProbe(cfg: FleetConfig): KarmadaProbe {
     const host = cfg.clusters.find((c) => c.karmadaHost);
-    return liveKarmadaProbe(fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"), host?.provider === "existing" ? fs.readFileSync(host.kubeconfigPath, "utf8") : undefined);
+    return liveKarmadaProbe(
+        fs.readFileSync(cfg.karmada.existingKubeconfigPath!, "utf8"),
+        host?.provider === "existing" ? fs.readFileSync(host.kubeconfigPath, "utf8") : undefined,
+    );
 }
 
 /**
@@ -102,7 +108,9 @@ function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): F
 
 /** True when Pull members need the version of an existing Karmada for their agent's image. */
 const needsExistingKarmadaVersion = (cfg: FleetConfig) =>
-    cfg.karmada.existingKubeconfigPath !== undefined && cfg.karmada.agentImage === undefined && cfg.clusters.some((c) => !c.karmadaHost && c.syncMode === "Pull");
+    cfg.karmada.existingKubeconfigPath !== undefined &&
+    cfg.karmada.agentImage === undefined &&
+    cfg.clusters.some((c) => !c.karmadaHost && c.syncMode === "Pull");
 
 const agentImageProblem =
     "kamino:karmada.agentImage is missing: Kamino cannot tell the version of the existing Karmada (no karmada-controller-manager Deployment with a tagged image on the Karmada host), " +

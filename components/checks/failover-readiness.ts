@@ -4,7 +4,14 @@
 // resource exists, so that the user learns which flag is missing instead of finding out in an outage.
 import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "../config";
 import { ClusterTaintPolicy } from "../crds";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_TAINT_POLICY_NAME, FAILOVER_WEBHOOK_ARGS, failoverTaintPolicySpec } from "../karmada/failover/failover";
+import {
+    commandArgs,
+    FAILOVER_CONTROLLER_ARGS,
+    FAILOVER_FEATURE_GATES,
+    FAILOVER_TAINT_POLICY_NAME,
+    FAILOVER_WEBHOOK_ARGS,
+    failoverTaintPolicySpec,
+} from "../karmada/failover/failover";
 import { describeError, kubeRequest } from "../live/kube-read";
 
 /** What the check asks the live control plane; injected so that tests can answer. */
@@ -118,7 +125,8 @@ export async function failoverReadiness(probe: KarmadaProbe, detection: Readonly
         );
     } else {
         const missing = missingControllerSettings(command);
-        if (missing.length > 0) problems.push(`karmada-controller-manager runs without ${missing.join(" ")}. Fix: add ${missing.length > 1 ? "them" : "it"} to its command line`);
+        if (missing.length > 0)
+            problems.push(`karmada-controller-manager runs without ${missing.join(" ")}. Fix: add ${missing.length > 1 ? "them" : "it"} to its command line`);
         const slower = detectionMismatches(command, detection);
         if (slower.length > 0) {
             notes.push(

@@ -72,7 +72,11 @@ export class PreflightError extends Error {
     }
 }
 
-const firstLine = (text: string) => text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+const firstLine = (text: string) =>
+    text
+        .split("\n")
+        .map((l) => l.trim())
+        .find((l) => l !== "") ?? "";
 
 /** Compares dotted versions with an optional pre-release (`0.23.0-alpha` < `0.23.0`). */
 export function compareVersions(a: string, b: string): number {
@@ -106,7 +110,9 @@ export function checkKind(run: CommandRunner, clusters: string[]): PreflightProb
     }
     const m = /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.+-]+)?)/.exec(r.stdout);
     if (!m) {
-        return [{ check: "kind", message: `'kind version' printed '${firstLine(r.stdout)}', not a kind version`, fix: `make sure 'kind' on PATH is kind: ${fix}` }];
+        return [
+            { check: "kind", message: `'kind version' printed '${firstLine(r.stdout)}', not a kind version`, fix: `make sure 'kind' on PATH is kind: ${fix}` },
+        ];
     }
     const version = m[1].replace(/\+.*$/, "");
     if (compareVersions(version, MIN_KIND_VERSION) < 0) {
@@ -129,7 +135,13 @@ export function checkKind(run: CommandRunner, clusters: string[]): PreflightProb
 export function checkDocker(run: CommandRunner): PreflightProblem[] {
     const r = run("docker", ["info", "--format", "{{.ServerVersion}}"]);
     if (r.missing) {
-        return [{ check: "docker", message: "'docker' is not on PATH; kind runs its nodes as Docker containers", fix: "install Docker Engine or Docker Desktop (https://docs.docker.com/get-docker/)" }];
+        return [
+            {
+                check: "docker",
+                message: "'docker' is not on PATH; kind runs its nodes as Docker containers",
+                fix: "install Docker Engine or Docker Desktop (https://docs.docker.com/get-docker/)",
+            },
+        ];
     }
     if (r.status === 0 && r.stdout.trim() !== "") return [];
     const why = firstLine(r.stderr) || `'docker info' exited ${r.status} without a server version`;
@@ -178,7 +190,14 @@ export function checkKarmadaPort(run: CommandRunner, probePort: PortProbe, a: Ka
     }
     const node = `${a.kindName}-control-plane`;
     const r = run("docker", ["port", node, `${a.containerPort}/tcp`]);
-    if (r.status === 0 && r.stdout.split("\n").map((l) => l.trim()).includes(address)) return [];
+    if (
+        r.status === 0 &&
+        r.stdout
+            .split("\n")
+            .map((l) => l.trim())
+            .includes(address)
+    )
+        return [];
     return [
         {
             check: "karmada-port",
@@ -196,11 +215,16 @@ export function checkIkoChart(readFile: (file: string) => string | undefined, ch
     if (text === undefined) {
         let fix = `download the IKO tarball from InterSystems (WRC or the InterSystems Container Registry), unpack it and ${setIt("<dir>/chart/iris-operator")}`;
         if (/\.(tgz|tar\.gz)$/.test(chartPath)) fix = `unpack it ('tar xzf ${chartPath}') and ${setIt("<dir>/chart/iris-operator")}`;
-        else if (readFile(path.join(chartPath, "chart", "iris-operator", "Chart.yaml")) !== undefined) fix = setIt(path.join(chartPath, "chart", "iris-operator"));
+        else if (readFile(path.join(chartPath, "chart", "iris-operator", "Chart.yaml")) !== undefined)
+            fix = setIt(path.join(chartPath, "chart", "iris-operator"));
         return [{ check: "iko-chart", message: `no Helm chart at '${chartPath}' (${key}): it has no Chart.yaml`, fix }];
     }
     const notAChart = (why: string): PreflightProblem[] => [
-        { check: "iko-chart", message: `'${path.join(chartPath, "Chart.yaml")}' (${key}) is not a Helm chart's: ${why}`, fix: `point it at the unpacked IKO chart (the tarball's chart/iris-operator): ${setIt("<dir>")}` },
+        {
+            check: "iko-chart",
+            message: `'${path.join(chartPath, "Chart.yaml")}' (${key}) is not a Helm chart's: ${why}`,
+            fix: `point it at the unpacked IKO chart (the tarball's chart/iris-operator): ${setIt("<dir>")}`,
+        },
     ];
     let chart: unknown;
     try {
@@ -233,7 +257,12 @@ export function preflightPlan(cfg: FleetConfig): PreflightPlan {
     const host = cfg.clusters.find((c) => c.karmadaHost);
     const karmadaPort =
         host?.provider === "kind" && cfg.karmada.existingKubeconfigPath === undefined
-            ? { kindName: `${cfg.kindNamePrefix}${host.name}`, containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, listenAddress: "127.0.0.1" }
+            ? {
+                  kindName: `${cfg.kindNamePrefix}${host.name}`,
+                  containerPort: cfg.karmada.apiServerNodePort,
+                  hostPort: cfg.karmada.apiServerHostPort,
+                  listenAddress: "127.0.0.1",
+              }
             : undefined;
     return { kindClusters, karmadaPort, chartPath: cfg.iko.chartPath };
 }

@@ -52,13 +52,25 @@ export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: Fl
             return createGke(c, cfg, opts);
         case "existing": {
             const existing = new ExistingCluster(c.name, { kubeconfigPath: c.kubeconfigPath, context: c.context, apiEndpoint: c.apiEndpoint }, opts);
-            return { config: c, provider: existing.provider, kubeconfig: existing.kubeconfig, apiEndpoint: existing.apiEndpoint, region: c.region, zones: c.zones };
+            return {
+                config: c,
+                provider: existing.provider,
+                kubeconfig: existing.kubeconfig,
+                apiEndpoint: existing.apiEndpoint,
+                region: c.region,
+                zones: c.zones,
+            };
         }
     }
 }
 
 /** A kind cluster on this machine, at its default subnets unless the config gives them. */
-function createKind(c: Extract<ClusterConfig, { provider: "kind" }>, cfg: FleetConfig, place: FleetClusterPlace, opts: pulumi.ComponentResourceOptions): FleetCluster {
+function createKind(
+    c: Extract<ClusterConfig, { provider: "kind" }>,
+    cfg: FleetConfig,
+    place: FleetClusterPlace,
+    opts: pulumi.ComponentResourceOptions,
+): FleetCluster {
     const subnets = defaultSubnets(place.kindIndex);
     const kind = new KindCluster(
         c.name,
@@ -70,12 +82,26 @@ function createKind(c: Extract<ClusterConfig, { provider: "kind" }>, cfg: FleetC
             serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
             // The Karmada API's NodePort must be mapped when the node container is created.
             portMappings: place.hostsHelmKarmada
-                ? [{ containerPort: cfg.karmada.apiServerNodePort, hostPort: cfg.karmada.apiServerHostPort, description: "the Karmada API (kamino:karmada.apiServerHostPort)" }]
+                ? [
+                      {
+                          containerPort: cfg.karmada.apiServerNodePort,
+                          hostPort: cfg.karmada.apiServerHostPort,
+                          description: "the Karmada API (kamino:karmada.apiServerHostPort)",
+                      },
+                  ]
                 : [],
         },
         opts,
     );
-    return { config: c, provider: kind.provider, kubeconfig: kind.kubeconfig, apiEndpoint: kind.apiEndpoint, lifecycle: kind.lifecycle, region: c.region, zones: c.zones };
+    return {
+        config: c,
+        provider: kind.provider,
+        kubeconfig: kind.kubeconfig,
+        apiEndpoint: kind.apiEndpoint,
+        lifecycle: kind.lifecycle,
+        region: c.region,
+        zones: c.zones,
+    };
 }
 
 /** A GKE cluster (private nodes and NAT where the fleet needs them). */
@@ -116,11 +142,20 @@ function createGke(c: Extract<ClusterConfig, { provider: "gke" }>, cfg: FleetCon
 }
 
 /** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */
-export function installAddOns(cluster: FleetCluster, cfg: FleetConfig, pullCredentials: pulumi.Output<RegistryCredentials> | undefined, parent: pulumi.Resource): void {
+export function installAddOns(
+    cluster: FleetCluster,
+    cfg: FleetConfig,
+    pullCredentials: pulumi.Output<RegistryCredentials> | undefined,
+    parent: pulumi.Resource,
+): void {
     const addonOpts = { parent, deletedWith: cluster.lifecycle };
     const cilium = (cluster.cilium =
         cluster.config.provider === "kind"
-            ? new Cilium(`${cluster.config.name}-cilium`, { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values }, addonOpts)
+            ? new Cilium(
+                  `${cluster.config.name}-cilium`,
+                  { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values },
+                  addonOpts,
+              )
             : undefined);
     cluster.irisOperator = new IrisOperator(
         `${cluster.config.name}-iko`,

@@ -73,16 +73,20 @@ export class GkeCluster extends pulumi.ComponentResource {
         const gcpProvider = (this.gcpProvider = new gcp.Provider(`${name}-gcp`, { project: args.project }, { parent: this }));
         const onGcp = { parent: this, provider: gcpProvider };
 
-        this.cluster = new gcp.container.Cluster(
-            `${name}-cluster`,
-            gkeClusterArgs(args, topo.location),
-            onGcp,
-        );
+        this.cluster = new gcp.container.Cluster(`${name}-cluster`, gkeClusterArgs(args, topo.location), onGcp);
         if (args.privateNodes) {
             const { GkeEgressNat } = require("./gke-egress") as typeof import("./gke-egress");
             const nat = new GkeEgressNat(
                 `${name}-egress`,
-                { gcpProvider, project: args.project, region: topo.region, network: args.network, subnetwork: args.subnetwork, namePrefix: args.clusterName, addresses: args.natAddresses ?? 1 },
+                {
+                    gcpProvider,
+                    project: args.project,
+                    region: topo.region,
+                    network: args.network,
+                    subnetwork: args.subnetwork,
+                    namePrefix: args.clusterName,
+                    addresses: args.natAddresses ?? 1,
+                },
                 { parent: this },
             );
             this.egressAddresses = nat.addresses;

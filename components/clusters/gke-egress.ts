@@ -37,7 +37,12 @@ export class GkeEgressNat extends pulumi.ComponentResource {
         const at = { project: args.project, region: args.region };
         const reserved = Array.from(
             { length: args.addresses },
-            (_, i) => new g.compute.Address(`${name}-ip-${i}`, { ...at, name: `${args.namePrefix}-egress-${i}`, addressType: "EXTERNAL", description: "Cloud NAT egress of a Kamino GKE cluster" }, onGcp),
+            (_, i) =>
+                new g.compute.Address(
+                    `${name}-ip-${i}`,
+                    { ...at, name: `${args.namePrefix}-egress-${i}`, addressType: "EXTERNAL", description: "Cloud NAT egress of a Kamino GKE cluster" },
+                    onGcp,
+                ),
         );
         const router = new g.compute.Router(`${name}-router`, { ...at, name: `${args.namePrefix}-egress`, network: args.network ?? "default" }, onGcp);
         new g.compute.RouterNat(
@@ -51,7 +56,12 @@ export class GkeEgressNat extends pulumi.ComponentResource {
                 natIps: reserved.map((a) => a.selfLink),
                 // Only this cluster's subnetwork: another cluster's NAT in the region may serve the others.
                 sourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
-                subnetworks: [{ name: `projects/${args.project}/regions/${args.region}/subnetworks/${args.subnetwork ?? "default"}`, sourceIpRangesToNats: ["ALL_IP_RANGES"] }],
+                subnetworks: [
+                    {
+                        name: `projects/${args.project}/regions/${args.region}/subnetworks/${args.subnetwork ?? "default"}`,
+                        sourceIpRangesToNats: ["ALL_IP_RANGES"],
+                    },
+                ],
                 logConfig: { enable: true, filter: "ERRORS_ONLY" },
             },
             onGcp,

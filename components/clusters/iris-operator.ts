@@ -37,11 +37,7 @@ export class IrisOperator extends pulumi.ComponentResource {
     constructor(name: string, args: IrisOperatorArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:IrisOperator", name, {}, opts);
         const after = inheritedDependsOn(opts);
-        const ns = new k8s.core.v1.Namespace(
-            `${name}-ns`,
-            { metadata: { name: args.namespace } },
-            { parent: this, provider: args.provider, dependsOn: after },
-        );
+        const ns = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: args.namespace } }, { parent: this, provider: args.provider, dependsOn: after });
         this.namespace = ns.metadata.name;
 
         const pullSecrets: pulumi.Resource[] = [];

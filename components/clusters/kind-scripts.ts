@@ -27,7 +27,7 @@ export function kindCreateScript(args: Pick<KindConfigArgs, "workers" | "portMap
         'node="$name-control-plane"',
         // A failing `kind get clusters` (Docker down) must not fall through to a create that fails less clearly.
         "clusters=$(kind get clusters) || { echo \"kamino: 'kind get clusters' failed (above); is Docker running? Check with 'docker info'\" >&2; exit 1; }",
-        "if ! printf '%s\\n' \"$clusters\" | grep -qx -- \"$name\"; then",
+        'if ! printf \'%s\\n\' "$clusters" | grep -qx -- "$name"; then',
         '  exec kind create cluster --name "$name" --config -',
         "fi",
         "problems=''",
@@ -74,7 +74,7 @@ export function kindCreateScript(args: Pick<KindConfigArgs, "workers" | "portMap
         "  printf '%s\\n' \"kamino: kind cluster '$name' already exists but is not the cluster this stack would create, so it is not adopted:$problems\" \\",
         "    'Two ways out:' \\",
         '    "  - delete it, and the next up creates it: kind delete cluster --name $name" \\',
-        "    \"  - or keep it, and give this stack's kind clusters other names: pulumi config set kamino:kindNamePrefix <prefix> (e.g. kamino-)\" >&2",
+        '    "  - or keep it, and give this stack\'s kind clusters other names: pulumi config set kamino:kindNamePrefix <prefix> (e.g. kamino-)" >&2',
         "  exit 1",
         "fi",
         "echo \"kamino: adopting the existing kind cluster '$name': its nodes, CNI and port mappings match this stack\" >&2",

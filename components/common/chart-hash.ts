@@ -13,7 +13,10 @@ export function hashChartDirectory(dir: string): string {
             const child = path.posix.join(rel, e.name);
             if (e.isDirectory()) walk(child);
             else if (e.isFile()) {
-                hash.update(child).update("\0").update(fs.readFileSync(path.join(dir, child))).update("\0");
+                hash.update(child)
+                    .update("\0")
+                    .update(fs.readFileSync(path.join(dir, child)))
+                    .update("\0");
             }
         }
     };

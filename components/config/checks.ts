@@ -22,7 +22,12 @@ export function checkNamesUnique(cfg: CheckedConfig): Problem[] {
     cfg.clusters.forEach((c, i) => {
         const earlier = first.get(c.name);
         if (earlier === undefined) first.set(c.name, i);
-        else problems.push({ path: ["clusters", i, "name"], reason: `duplicate cluster name (also clusters[${earlier}])`, fix: "rename one of them; names must be unique" });
+        else
+            problems.push({
+                path: ["clusters", i, "name"],
+                reason: `duplicate cluster name (also clusters[${earlier}])`,
+                fix: "rename one of them; names must be unique",
+            });
     });
     return problems;
 }
@@ -85,11 +90,23 @@ export function checkGkeClusters(cfg: CheckedConfig): Problem[] {
             });
         }
         if (c.region === undefined && c.zone === undefined) {
-            problems.push({ path: at("region"), reason: "a gke cluster needs a location", fix: "set 'region' (us-central1, regional) or 'zone' (us-central1-a, zonal)" });
+            problems.push({
+                path: at("region"),
+                reason: "a gke cluster needs a location",
+                fix: "set 'region' (us-central1, regional) or 'zone' (us-central1-a, zonal)",
+            });
         } else if (c.region !== undefined && c.zone !== undefined) {
-            problems.push({ path: at("zone"), reason: "'region' is set too", fix: "set either 'region' (a regional cluster) or 'zone' (a zonal cluster), not both" });
+            problems.push({
+                path: at("zone"),
+                reason: "'region' is set too",
+                fix: "set either 'region' (a regional cluster) or 'zone' (a zonal cluster), not both",
+            });
         } else if (c.region !== undefined && !/^[a-z]+-[a-z]+\d+$/.test(c.region)) {
-            problems.push({ path: at("region"), reason: "is not a GCP region such as us-central1", fix: "use a region that 'gcloud compute regions list' shows" });
+            problems.push({
+                path: at("region"),
+                reason: "is not a GCP region such as us-central1",
+                fix: "use a region that 'gcloud compute regions list' shows",
+            });
         }
         if (c.zones !== undefined) {
             problems.push({ path: at("zones"), reason: "not used for gke clusters; the Karmada zone comes from 'zone'", fix: "remove 'zones'" });
@@ -97,7 +114,11 @@ export function checkGkeClusters(cfg: CheckedConfig): Problem[] {
         const region = c.region ?? c.zone?.replace(/-[a-z]$/, "");
         (c.nodeLocations ?? []).forEach((z, j) => {
             if (region !== undefined && z.replace(/-[a-z]$/, "") !== region) {
-                problems.push({ path: ["clusters", i, "nodeLocations", j], reason: `is not a zone of the cluster's region ${region}`, fix: `list zones of ${region}, e.g. ${region}-b` });
+                problems.push({
+                    path: ["clusters", i, "nodeLocations", j],
+                    reason: `is not a zone of the cluster's region ${region}`,
+                    fix: `list zones of ${region}, e.g. ${region}-b`,
+                });
             }
         });
         // The control plane is on the Internet: who may reach it is the stack's to say, as for Karmada's API.
@@ -132,7 +153,11 @@ export function checkFilesExist(cfg: CheckedConfig, { env }: CheckContext): Prob
         });
     }
     if (cfg.karmada?.existingKubeconfigPath && !exists(cfg.karmada.existingKubeconfigPath)) {
-        problems.push({ path: ["karmada", "existingKubeconfigPath"], reason: "file does not exist", fix: "give the path of the Karmada API's kubeconfig file" });
+        problems.push({
+            path: ["karmada", "existingKubeconfigPath"],
+            reason: "file does not exist",
+            fix: "give the path of the Karmada API's kubeconfig file",
+        });
     }
     return problems;
 }
@@ -146,14 +171,27 @@ export function checkIrisClusters(cfg: CheckedConfig): Problem[] {
         const id = `${ic.namespace}/${ic.name}`;
         const earlier = first.get(id);
         if (earlier === undefined) first.set(id, i);
-        else problems.push({ path: ["irisClusters", i, "name"], reason: `duplicate IrisCluster '${id}' (also irisClusters[${earlier}])`, fix: "rename one or put it in another namespace" });
+        else
+            problems.push({
+                path: ["irisClusters", i, "name"],
+                reason: `duplicate IrisCluster '${id}' (also irisClusters[${earlier}])`,
+                fix: "rename one or put it in another namespace",
+            });
         ic.overrides.forEach((o, j) => {
             if (!o.clusterNames && !o.clusterProviders) {
-                problems.push({ path: ["irisClusters", i, "overrides", j], reason: "the override names no clusters", fix: "set clusterNames or clusterProviders to say which members the override is for" });
+                problems.push({
+                    path: ["irisClusters", i, "overrides", j],
+                    reason: "the override names no clusters",
+                    fix: "set clusterNames or clusterProviders to say which members the override is for",
+                });
             }
             (o.clusterNames ?? []).forEach((n, m) => {
                 if (!members.has(n)) {
-                    problems.push({ path: ["irisClusters", i, "overrides", j, "clusterNames", m], reason: "is not a member cluster of this fleet", fix: useMembers(members) });
+                    problems.push({
+                        path: ["irisClusters", i, "overrides", j, "clusterNames", m],
+                        reason: "is not a member cluster of this fleet",
+                        fix: useMembers(members),
+                    });
                 }
             });
         });
@@ -170,7 +208,8 @@ export function checkPlacements(cfg: CheckedConfig): Problem[] {
             (p?.[field] ?? []).flatMap((n, j): Problem[] => {
                 const path = [...at, field, j];
                 if (!names.has(n)) return [{ path, reason: `is not a cluster of this fleet (known: ${[...names].join(", ")})`, fix: useMembers(members) }];
-                if (!members.has(n)) return [{ path, reason: "hosts Karmada and is not a member; workloads can only be placed on members", fix: useMembers(members) }];
+                if (!members.has(n))
+                    return [{ path, reason: "hosts Karmada and is not a member; workloads can only be placed on members", fix: useMembers(members) }];
                 return [];
             }),
         );
@@ -247,7 +286,6 @@ function levenshtein(a: string, b: string): number {
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
     for (let i = 1; i <= a.length; i++)
-        for (let j = 1; j <= b.length; j++)
-            d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     return d[a.length][b.length];
 }

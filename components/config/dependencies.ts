@@ -66,7 +66,10 @@ export function dependencyPlacement(
 ): { ownPlacement: boolean; targetClusters: string[] } {
     const naming = namedBy(cfg.irisClusters).get(dependencyKey(kind, entry.namespace, entry.name)) ?? [];
     const ownPlacement = hasOwnPlacement(entry, naming.length > 0);
-    const reach = new Set([...(ownPlacement ? resolvePlacement(cfg.clusters, entry.placement) : []), ...naming.flatMap((i) => irisTargets(cfg, cfg.irisClusters[i]))]);
+    const reach = new Set([
+        ...(ownPlacement ? resolvePlacement(cfg.clusters, entry.placement) : []),
+        ...naming.flatMap((i) => irisTargets(cfg, cfg.irisClusters[i])),
+    ]);
     return { ownPlacement, targetClusters: cfg.clusters.map((c) => c.name).filter((n) => reach.has(n)) };
 }
 
@@ -102,7 +105,12 @@ export function checkConfigMaps(cfg: CheckedConfig, { env }: CheckContext): Prob
         const id = `${cm.namespace}/${cm.name}`;
         const earlier = first.get(id);
         if (earlier === undefined) first.set(id, i);
-        else problems.push({ path: ["configMaps", i, "name"], reason: `duplicate ConfigMap '${id}' (also configMaps[${earlier}])`, fix: "remove one, or rename it" });
+        else
+            problems.push({
+                path: ["configMaps", i, "name"],
+                reason: `duplicate ConfigMap '${id}' (also configMaps[${earlier}])`,
+                fix: "remove one, or rename it",
+            });
         for (const [key, v] of Object.entries(cm.data)) {
             if (v.file !== undefined && env.pathExists && !env.pathExists(v.file)) {
                 problems.push({

@@ -54,7 +54,11 @@ function failoverPlacementProblems(at: ConfigPath, placement: IrisPlacementConfi
         });
     }
     if (placement.excludeClusters) {
-        problems.push({ path: [...at, "excludeClusters"], reason: "failover places only on the members clusterNames lists", fix: "remove it and leave the member out of clusterNames" });
+        problems.push({
+            path: [...at, "excludeClusters"],
+            reason: "failover places only on the members clusterNames lists",
+            fix: "remove it and leave the member out of clusterNames",
+        });
     }
     if (names.length < 2) {
         problems.push({
@@ -64,7 +68,8 @@ function failoverPlacementProblems(at: ConfigPath, placement: IrisPlacementConfi
         });
     }
     names.forEach((n, j) => {
-        if (names.indexOf(n) !== j) problems.push({ path: [...at, "clusterNames", j], reason: `'${n}' is listed twice`, fix: "list each member once, in the order to fail over" });
+        if (names.indexOf(n) !== j)
+            problems.push({ path: [...at, "clusterNames", j], reason: `'${n}' is listed twice`, fix: "list each member once, in the order to fail over" });
     });
     return problems;
 }

@@ -35,7 +35,9 @@ export function checkEtcdZones(cfg: CheckedConfig): Problem[] {
             path,
             reason: `the Karmada host '${host.name}' has nodes in ${zones.count} zone${zones.count === 1 ? "" : "s"} and Kamino's etcd has ${members} members, one per zone (${CONFIG_NAMESPACE}:karmada.etcd.zoneSpread: required), so ${members - zones.count} would never be scheduled`,
             fix:
-                (zones.key === "zone" ? `make the host regional (region: ${region} instead of zone), ` : `list ${members} zones of ${region} in the host's nodeLocations if the region has them, or use 3 members, `) +
+                (zones.key === "zone"
+                    ? `make the host regional (region: ${region} instead of zone), `
+                    : `list ${members} zones of ${region} in the host's nodeLocations if the region has them, or use 3 members, `) +
                 `or set ${CONFIG_NAMESPACE}:karmada.etcd.zoneSpread: preferred to accept that one zone's outage can stop Karmada`,
         },
     ];

@@ -62,7 +62,10 @@ export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.t
  * and by default for the members of a Karmada hosted off kind, whose agents must stay inside
  * `authorizedNetworks` when GKE recreates their nodes. Members of a kind host keep public nodes.
  */
-export function gkePrivateNodes(c: { provider: string; karmadaHost: boolean; privateNodes?: boolean }, clusters: { provider: string; karmadaHost: boolean }[]): boolean {
+export function gkePrivateNodes(
+    c: { provider: string; karmadaHost: boolean; privateNodes?: boolean },
+    clusters: { provider: string; karmadaHost: boolean }[],
+): boolean {
     if (c.provider !== "gke") return false;
     return c.privateNodes ?? (!c.karmadaHost && clusters.some((h) => h.karmadaHost && h.provider !== "kind"));
 }
@@ -74,7 +77,9 @@ export function checkKarmadaEtcd(cfg: CheckedConfig): Problem[] {
     if (!k || !host || k.etcd === undefined) return [];
     const existing = k.existingKubeconfigPath !== undefined;
     if (!existing && host.provider !== "kind") return [];
-    const reason = existing ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)" : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host";
+    const reason = existing
+        ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)"
+        : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host";
     return [{ path: ["karmada", "etcd"], reason, fix: "remove etcd" }];
 }
 
@@ -99,11 +104,20 @@ function checkEndpointSyntax({ k, at }: HostCheck): Problem[] {
     const problems: Problem[] = [];
     if (k.endpoint !== undefined) {
         const parsed = parseEndpoint(k.endpoint);
-        if (typeof parsed === "string") problems.push({ path: at("endpoint"), reason: parsed, fix: "write an IP address or a DNS name, e.g. 203.0.113.10 or karmada.example.com (optionally :5443)" });
+        if (typeof parsed === "string")
+            problems.push({
+                path: at("endpoint"),
+                reason: parsed,
+                fix: "write an IP address or a DNS name, e.g. 203.0.113.10 or karmada.example.com (optionally :5443)",
+            });
     }
     (k.authorizedNetworks ?? []).forEach((cidr, i) => {
         if (!isCidr(cidr)) {
-            problems.push({ path: ["karmada", "authorizedNetworks", i], reason: "is not a CIDR", fix: "write an address range such as 203.0.113.0/24, or 198.51.100.7/32 for one address" });
+            problems.push({
+                path: ["karmada", "authorizedNetworks", i],
+                reason: "is not a CIDR",
+                fix: "write an address range such as 203.0.113.0/24, or 198.51.100.7/32 for one address",
+            });
         } else if (isAnyNetwork(cidr) && !k.allowAnyNetwork) {
             problems.push({
                 path: ["karmada", "authorizedNetworks", i],
@@ -126,7 +140,11 @@ function checkExistingKarmada({ k, host, hostIndex, at }: HostCheck): Problem[] 
         });
     }
     if (k.authorizedNetworks !== undefined) {
-        problems.push({ path: at("authorizedNetworks"), reason: "Kamino publishes only a Karmada it installs; this one runs already (existingKubeconfigPath)", fix: "restrict access where that Karmada is published, and remove authorizedNetworks" });
+        problems.push({
+            path: at("authorizedNetworks"),
+            reason: "Kamino publishes only a Karmada it installs; this one runs already (existingKubeconfigPath)",
+            fix: "restrict access where that Karmada is published, and remove authorizedNetworks",
+        });
     }
     return problems;
 }
@@ -135,10 +153,18 @@ function checkExistingKarmada({ k, host, hostIndex, at }: HostCheck): Problem[] 
 function checkKindHost({ k, at }: HostCheck): Problem[] {
     const problems: Problem[] = [];
     if (k.endpoint !== undefined) {
-        problems.push({ path: at("endpoint"), reason: `a kind host publishes the Karmada API on 127.0.0.1:<apiServerHostPort> of this machine`, fix: "remove endpoint, or host Karmada on a gke or existing cluster" });
+        problems.push({
+            path: at("endpoint"),
+            reason: `a kind host publishes the Karmada API on 127.0.0.1:<apiServerHostPort> of this machine`,
+            fix: "remove endpoint, or host Karmada on a gke or existing cluster",
+        });
     }
     if (k.authorizedNetworks !== undefined) {
-        problems.push({ path: at("authorizedNetworks"), reason: "a kind host's Karmada API is reachable from this machine only", fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster" });
+        problems.push({
+            path: at("authorizedNetworks"),
+            reason: "a kind host's Karmada API is reachable from this machine only",
+            fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster",
+        });
     }
     return problems;
 }
@@ -147,7 +173,11 @@ function checkKindHost({ k, at }: HostCheck): Problem[] {
 function checkPublishedHost(cfg: CheckedConfig, { k, host, at }: HostCheck): Problem[] {
     const problems: Problem[] = [];
     if (host.provider === "gke" && k.endpoint !== undefined) {
-        problems.push({ path: at("endpoint"), reason: `Kamino reserves a static address for the Karmada API on the gke host '${host.name}'`, fix: "remove endpoint; the address is in the stack output karmadaEndpoint" });
+        problems.push({
+            path: at("endpoint"),
+            reason: `Kamino reserves a static address for the Karmada API on the gke host '${host.name}'`,
+            fix: "remove endpoint; the address is in the stack output karmadaEndpoint",
+        });
     }
     if (host.provider === "existing" && k.endpoint === undefined) {
         problems.push({

@@ -4,7 +4,10 @@ import { z } from "zod";
 import { DEFAULTS, KAMINO_FEATURE_GATES } from "./defaults";
 import { withFix } from "./fix";
 
-const MEMBER_ACCESS_MODES = withFix("must be 'narrow' or 'full'", "use narrow (the default: only what Kamino's propagation needs) or full (karmadactl join's cluster-admin)");
+const MEMBER_ACCESS_MODES = withFix(
+    "must be 'narrow' or 'full'",
+    "use narrow (the default: only what Kamino's propagation needs) or full (karmadactl join's cluster-admin)",
+);
 const policyRuleSchema = z
     .object({
         apiGroups: z.array(z.string()).optional(),
@@ -15,7 +18,10 @@ const policyRuleSchema = z
     })
     .strict()
     .refine((r) => (r.nonResourceURLs !== undefined) !== (r.resources !== undefined), {
-        message: withFix("a rule names either resources (with apiGroups) or nonResourceURLs", "give apiGroups and resources, e.g. {apiGroups: [apps], resources: [deployments], verbs: [...]}"),
+        message: withFix(
+            "a rule names either resources (with apiGroups) or nonResourceURLs",
+            "give apiGroups and resources, e.g. {apiGroups: [apps], resources: [deployments], verbs: [...]}",
+        ),
     });
 // `narrow` | `full` | {mode, extraRules}; normalized to the object.
 const memberAccessSchema = z
@@ -36,7 +42,10 @@ const memberAccessSchema = z
 
 const cronSchedule = z
     .string()
-    .regex(/^\S+( \S+){4}$/, withFix("must be a cron schedule of five fields", "write minute hour day-of-month month day-of-week, e.g. '17 3 * * *' for 03:17 every day"));
+    .regex(
+        /^\S+( \S+){4}$/,
+        withFix("must be a cron schedule of five fields", "write minute hour day-of-month month day-of-week, e.g. '17 3 * * *' for 03:17 every day"),
+    );
 
 /** Scheduled snapshots of Kamino's etcd to a GCS bucket Kamino makes (components/karmada/control-plane/etcd-backup.ts). */
 const backupSchema = z
@@ -54,7 +63,13 @@ const backupSchema = z
         /** An image with a shell and gcloud, for the upload. */
         uploaderImage: z.string().min(1).default(DEFAULTS.karmadaEtcdBackupUploaderImage),
         /** The bucket's location; default: the multi-region of the host's region (EU, US, ASIA), so a region's loss keeps the snapshots. */
-        location: z.string().regex(/^[A-Za-z0-9-]+$/, withFix("must be a GCS location such as EU or europe-west1", "use a location that 'gcloud storage buckets create --help' lists")).optional(),
+        location: z
+            .string()
+            .regex(
+                /^[A-Za-z0-9-]+$/,
+                withFix("must be a GCS location such as EU or europe-west1", "use a location that 'gcloud storage buckets create --help' lists"),
+            )
+            .optional(),
     })
     .strict();
 
@@ -63,7 +78,11 @@ const etcdSchema = z
     .object({
         // Unset fields take KarmadaEtcd's defaults (3 members of 8Gi).
         members: z
-            .union([z.literal(3), z.literal(5)], { errorMap: () => ({ message: withFix("must be 3 or 5", "use 3 (survives one member lost) or 5 (survives two); an even number adds no tolerance") }) })
+            .union([z.literal(3), z.literal(5)], {
+                errorMap: () => ({
+                    message: withFix("must be 3 or 5", "use 3 (survives one member lost) or 5 (survives two); an even number adds no tolerance"),
+                }),
+            })
             .optional(),
         volumeSize: z
             .string()
@@ -73,7 +92,14 @@ const etcdSchema = z
         storageClass: z.string().min(1).optional(),
         /** One member per zone (`required`, the default), or only where the host has zones enough (`preferred`). */
         zoneSpread: z
-            .enum(["required", "preferred"], { errorMap: () => ({ message: withFix("must be required or preferred", "use required (one member per zone; the default) or preferred (a host with fewer zones than members)") }) })
+            .enum(["required", "preferred"], {
+                errorMap: () => ({
+                    message: withFix(
+                        "must be required or preferred",
+                        "use required (one member per zone; the default) or preferred (a host with fewer zones than members)",
+                    ),
+                }),
+            })
             .optional(),
         /** When the defragmentation Job runs (cron, the host's time zone). */
         defragSchedule: cronSchedule.default(DEFAULTS.karmadaEtcdDefragSchedule),
@@ -84,14 +110,20 @@ const etcdSchema = z
 
 export const karmadaSchema = z
     .object({
-        chartVersion: z.string().regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0")).default(DEFAULTS.karmadaChartVersion),
+        chartVersion: z
+            .string()
+            .regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0"))
+            .default(DEFAULTS.karmadaChartVersion),
         chartRepo: z.string().url().default(DEFAULTS.karmadaChartRepo),
         kubectlImage: z.string().min(1).default(DEFAULTS.karmadaKubectlImage),
         apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
         apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),
         installTimeoutSeconds: z.number().int().min(60).max(3600).default(DEFAULTS.karmadaInstallTimeoutSeconds),
         // A stack's gates map would replace Kamino's whole: merged, so that one gate keeps PropagateDeps on.
-        featureGates: z.record(z.boolean()).default({}).transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
+        featureGates: z
+            .record(z.boolean())
+            .default({})
+            .transform((gates) => ({ ...KAMINO_FEATURE_GATES, ...gates })),
         values: z.record(z.unknown()).default({}),
         /** Use a Karmada control plane that already runs; no chart is installed. */
         existingKubeconfigPath: z.string().min(1).optional(),

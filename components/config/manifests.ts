@@ -119,7 +119,10 @@ function readYaml(text: string): ReadFile {
 }
 
 /** The objects of one entry's documents, defaulted, and the problems of its documents (reason and fix). */
-function objectsOf(docs: ReadFile["docs"], defined: Record<string, KindFacts>): { objects: ManifestObject[]; problems: Array<{ reason: string; fix: string }> } {
+function objectsOf(
+    docs: ReadFile["docs"],
+    defined: Record<string, KindFacts>,
+): { objects: ManifestObject[]; problems: Array<{ reason: string; fix: string }> } {
     const problems: Array<{ reason: string; fix: string }> = [];
     const objects: ManifestObject[] = [];
     for (const { document, value } of docs) {
@@ -149,7 +152,10 @@ function objectsOf(docs: ReadFile["docs"], defined: Record<string, KindFacts>): 
         const facts = kindFacts(group, kind, defined);
         const given = o.metadata!.namespace;
         if (given !== undefined && (typeof given !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(given))) {
-            problems.push({ reason: `${at} (${kind} '${name}') has an invalid metadata.namespace`, fix: "use a namespace name: lower-case letters, digits and '-'" });
+            problems.push({
+                reason: `${at} (${kind} '${name}') has an invalid metadata.namespace`,
+                fix: "use a namespace name: lower-case letters, digits and '-'",
+            });
             continue;
         }
         if (!facts.namespaced && given !== undefined) {
@@ -158,7 +164,16 @@ function objectsOf(docs: ReadFile["docs"], defined: Record<string, KindFacts>): 
         }
         const namespace = facts.namespaced ? ((given as string | undefined) ?? DEFAULTS.irisNamespace) : undefined;
         const metadata = { ...(value as { metadata: Record<string, unknown> }).metadata, ...(namespace ? { namespace } : {}) };
-        objects.push({ document, apiVersion, kind, group, name, namespace, resource: facts.resource, body: { ...(value as Record<string, unknown>), metadata } });
+        objects.push({
+            document,
+            apiVersion,
+            kind,
+            group,
+            name,
+            namespace,
+            resource: facts.resource,
+            body: { ...(value as Record<string, unknown>), metadata },
+        });
     }
     return { objects, problems };
 }
@@ -183,11 +198,17 @@ export function readManifests(
         try {
             return readYaml(env.readFile(entry.path));
         } catch (e) {
-            problems.push({ path: at, reason: `cannot read the file (${(e as Error).message})`, fix: "make it a readable file, relative to the project directory" });
+            problems.push({
+                path: at,
+                reason: `cannot read the file (${(e as Error).message})`,
+                fix: "make it a readable file, relative to the project directory",
+            });
             return { docs: [], problems: [] };
         }
     });
-    const defined = crdKinds(files.flatMap((f) => f.docs.map((d) => d.value)).filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)));
+    const defined = crdKinds(
+        files.flatMap((f) => f.docs.map((d) => d.value)).filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)),
+    );
     const manifests = entries.map((entry, i): ManifestConfig => {
         const at: ConfigPath = ["manifests", i, "path"];
         const read = objectsOf(files[i].docs, defined);
@@ -219,7 +240,11 @@ function managedKind(o: ManifestObject, cfg: CheckedConfig): { reason: string; f
     }
     if (o.group === "" && o.kind === "ConfigMap") {
         const j = (cfg.configMaps ?? []).findIndex((c) => c.name === o.name && c.namespace === o.namespace);
-        if (j >= 0) return { reason: `${what} is ${CONFIG_NAMESPACE}:configMaps[${j}] already`, fix: `keep it in one place: remove it from the file or from ${CONFIG_NAMESPACE}:configMaps` };
+        if (j >= 0)
+            return {
+                reason: `${what} is ${CONFIG_NAMESPACE}:configMaps[${j}] already`,
+                fix: `keep it in one place: remove it from the file or from ${CONFIG_NAMESPACE}:configMaps`,
+            };
     }
     if (o.group === "" && o.kind === "Namespace") {
         return {
@@ -228,7 +253,10 @@ function managedKind(o: ManifestObject, cfg: CheckedConfig): { reason: string; f
         };
     }
     if (o.group.endsWith("karmada.io")) {
-        return { reason: `${what} is a Karmada object, which stays in the Karmada API and is never propagated`, fix: "remove it; the entry's placement is what propagates the file's objects" };
+        return {
+            reason: `${what} is a Karmada object, which stays in the Karmada API and is never propagated`,
+            fix: "remove it; the entry's placement is what propagates the file's objects",
+        };
     }
     return undefined;
 }
@@ -259,7 +287,8 @@ export function checkManifests(cfg: CheckedConfig, { env }: CheckContext): Probl
             }
             const id = manifestObjectId(o);
             const seen = firstObject.get(id);
-            if (seen !== undefined) problems.push({ path: at, reason: `document ${o.document}: ${id} is declared twice (also ${seen})`, fix: "keep one of them" });
+            if (seen !== undefined)
+                problems.push({ path: at, reason: `document ${o.document}: ${id} is declared twice (also ${seen})`, fix: "keep one of them" });
             else firstObject.set(id, `${CONFIG_NAMESPACE}:manifests[${i}].path document ${o.document}`);
         }
     });

@@ -10,9 +10,7 @@ export function resolvePlacement(clusters: ClusterConfig[], placement: Placement
     return clusters
         .filter((c) => !c.karmadaHost)
         .filter((c) => !placement?.clusterNames || placement.clusterNames.includes(c.name))
-        .filter((c) =>
-            Object.entries(placement?.clusterLabels ?? {}).every(([key, value]) => c.labels[key] === value),
-        )
+        .filter((c) => Object.entries(placement?.clusterLabels ?? {}).every(([key, value]) => c.labels[key] === value))
         .filter((c) => !exclude.has(c.name))
         .map((c) => c.name);
 }

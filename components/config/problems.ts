@@ -19,10 +19,7 @@ export interface Problem {
 /** Raised when the stack config is invalid; `problems` has one line per problem, each naming its key. */
 export class ConfigError extends Error {
     constructor(public readonly problems: string[]) {
-        super(
-            `Invalid Kamino stack config (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
-                problems.map((p) => `  - ${p}`).join("\n"),
-        );
+        super(`Invalid Kamino stack config (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` + problems.map((p) => `  - ${p}`).join("\n"));
         this.name = "ConfigError";
     }
 }

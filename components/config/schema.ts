@@ -41,10 +41,7 @@ const labelMap = z.record(
             /^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
             withFix("the label key is not valid", "use [prefix/]name: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
         ),
-    z
-        .string()
-        .max(63, withFix("is not a valid label value", LABEL_VALUE_FIX))
-        .regex(LABEL_VALUE, withFix("is not a valid label value", LABEL_VALUE_FIX)),
+    z.string().max(63, withFix("is not a valid label value", LABEL_VALUE_FIX)).regex(LABEL_VALUE, withFix("is not a valid label value", LABEL_VALUE_FIX)),
 );
 
 const secretConfigRef = z
@@ -55,7 +52,13 @@ const clusterBase = {
     name: dnsLabel("cluster name", MAX_CLUSTER_NAME_LENGTH),
     karmadaHost: z.boolean().default(false),
     /** How a member joins: Push (Karmada calls it, as `karmadactl join`) or Pull (Karmada's agent on it calls Karmada). */
-    syncMode: z.enum(["Push", "Pull"], { errorMap: () => ({ message: withFix("must be Push or Pull", "write Push (Karmada calls the member) or Pull (an agent on the member calls Karmada)") }) }).default("Push"),
+    syncMode: z
+        .enum(["Push", "Pull"], {
+            errorMap: () => ({
+                message: withFix("must be Push or Pull", "write Push (Karmada calls the member) or Pull (an agent on the member calls Karmada)"),
+            }),
+        })
+        .default("Push"),
     labels: labelMap.default({}),
     region: z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX)).optional(),
     zones: z.array(z.string().regex(LABEL_VALUE, withFix("must be a valid label value", LABEL_VALUE_FIX))).optional(),
@@ -140,7 +143,10 @@ const irisPlacementSchema = placementSchema
 const overrideSchema = z
     .object({
         clusterNames: z.array(z.string()).min(1).optional(),
-        clusterProviders: z.array(z.enum(["kind", "gke", "existing"])).min(1).optional(),
+        clusterProviders: z
+            .array(z.enum(["kind", "gke", "existing"]))
+            .min(1)
+            .optional(),
         serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).optional(),
         storageClassName: z.string().min(1).optional(),
         image: z.string().min(1).optional(),
@@ -266,7 +272,6 @@ const ciliumSchema = z
     .strict()
     .default({});
 
-
 const testingSchema = z
     .object({
         /** Annotate workloads with pulumi.com/skipAwait: for API servers without nodes (tests only). */
@@ -277,7 +282,9 @@ const testingSchema = z
 
 /** Every key Kamino reads, with its schema. Any other `kamino:` key is an error. */
 export const KEY_SCHEMAS = {
-    clusters: z.array(clusterSchema).min(1, withFix("must list at least one cluster", "list the Karmada host and at least one member (see docs/configuration.md)")),
+    clusters: z
+        .array(clusterSchema)
+        .min(1, withFix("must list at least one cluster", "list the Karmada host and at least one member (see docs/configuration.md)")),
     kindNamePrefix: z
         .string()
         .regex(/^([a-z0-9][-a-z0-9]*)?$/, withFix("must be lower-case letters, digits and '-'", "lower-case it and replace any other character with '-'"))

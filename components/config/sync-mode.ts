@@ -35,7 +35,8 @@ export function checkSyncModes(cfg: CheckedConfig, { input, env }: CheckContext)
     cfg.clusters.forEach((c, i) => {
         const at: Problem["path"] = ["clusters", i, "syncMode"];
         if (c.karmadaHost) {
-            if (raw(i) !== undefined) problems.push({ path: at, reason: `'${c.name}' hosts Karmada and does not join it`, fix: "remove syncMode from the Karmada host" });
+            if (raw(i) !== undefined)
+                problems.push({ path: at, reason: `'${c.name}' hosts Karmada and does not join it`, fix: "remove syncMode from the Karmada host" });
             return;
         }
         if (c.syncMode !== "Pull") return;

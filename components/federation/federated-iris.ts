@@ -2,7 +2,18 @@
 // clones it onto member clusters, and an OverridePolicy for per-cluster differences.
 import * as pulumi from "@pulumi/pulumi";
 import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
-import { ClusterAffinity, IrisCluster, IrisClusterSpec, OverridePolicy, OverrideSpec, Placement, PlaintextOverrider, PropagationPolicy, PropagationSpec, ResourceSelector } from "../crds";
+import {
+    ClusterAffinity,
+    IrisCluster,
+    IrisClusterSpec,
+    OverridePolicy,
+    OverrideSpec,
+    Placement,
+    PlaintextOverrider,
+    PropagationPolicy,
+    PropagationSpec,
+    ResourceSelector,
+} from "../crds";
 import { failoverPlacement, failoverPolicyFields, TOLERATE_FAILOVER_TAINT } from "../karmada/failover/failover";
 import { RunningWaiter, waitForRunningMembers } from "../live/iris-running";
 import { formatAge } from "../live/progress";
@@ -81,7 +92,8 @@ export function overriders(o: OverrideConfig, template: IrisClusterSpec): Plaint
     }
     if (o.storageClassName) out.push({ path: "/spec/storageClassName", operator: "add", value: o.storageClassName });
     if (o.image) out.push({ path: "/spec/topology/data/image", operator: "replace", value: o.image });
-    for (const p of o.plaintext ?? []) out.push(p.operator === "remove" ? { path: p.path, operator: p.operator } : { path: p.path, operator: p.operator, value: p.value });
+    for (const p of o.plaintext ?? [])
+        out.push(p.operator === "remove" ? { path: p.path, operator: p.operator } : { path: p.path, operator: p.operator, value: p.value });
     return out;
 }
 
@@ -106,7 +118,11 @@ export function overrideSpec(c: IrisClusterConfig, selector: ResourceSelector): 
  * `failover`: one member at a time down `placement.clusterNames` (failover.ts). Both propagate the
  * IrisCluster's dependencies with it (`propagateDeps`; failover mode sets it in failoverPolicyFields).
  */
-export function irisPropagationSpec(c: IrisClusterConfig, selector: ResourceSelector, opts: { overridePolicyName?: string; tolerateFailoverTaint?: boolean } = {}): PropagationSpec {
+export function irisPropagationSpec(
+    c: IrisClusterConfig,
+    selector: ResourceSelector,
+    opts: { overridePolicyName?: string; tolerateFailoverTaint?: boolean } = {},
+): PropagationSpec {
     const dependentOverrides = opts.overridePolicyName ? { dependentOverrides: [opts.overridePolicyName] } : {};
     if (c.placement.mode === "failover") {
         return {
@@ -164,7 +180,10 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
             `${name}-policy`,
             {
                 metadata: { name: c.policyName ?? `${c.name}-propagate`, namespace: c.namespace },
-                spec: irisPropagationSpec(c, selector, { overridePolicyName: overrides ? overridePolicyName : undefined, tolerateFailoverTaint: args.tolerateFailoverTaint }),
+                spec: irisPropagationSpec(c, selector, {
+                    overridePolicyName: overrides ? overridePolicyName : undefined,
+                    tolerateFailoverTaint: args.tolerateFailoverTaint,
+                }),
             },
             { ...child, dependsOn: [...after, ...(this.overridePolicy ? [this.overridePolicy] : [])] },
         );

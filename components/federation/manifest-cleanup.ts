@@ -13,7 +13,9 @@ import { ProgressSink, WaitProgress } from "../live/progress";
 import { KARMADA_PATHS } from "../crds/karmada-api";
 
 /** An object a Work in Karmada holds for a member. */
-export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
+export type WorkObject = Required<Pick<KubeObject, "apiVersion" | "kind">> & {
+    metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 
 /** What the clean-up asks the Karmada API; injected so that tests can answer. */
 export interface KarmadaWorks {
@@ -61,7 +63,9 @@ export async function removeDroppedManifestObjects(karmada: KarmadaWorks, keep: 
             now: opts.now,
             sleep: opts.sleep,
             timeoutError: () =>
-                new Error(`Karmada has not removed ${[...dropped.keys()].join(", ")} from its members within ${timeoutSeconds}s; see its ResourceBindings and Works (kubectl get works -A)`),
+                new Error(
+                    `Karmada has not removed ${[...dropped.keys()].join(", ")} from its members within ${timeoutSeconds}s; see its ResourceBindings and Works (kubectl get works -A)`,
+                ),
         },
     );
     return [...dropped.keys()];
@@ -81,7 +85,8 @@ export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
             if (!resource) return; // Karmada no longer serves the kind: there is no template to delete.
             const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : "";
             const res = await kubeRequest(kubeconfig, "DELETE", `${discoveryPath(o.apiVersion)}${ns}/${resource}/${o.metadata.name}`);
-            if (res.status >= 300 && res.status !== 404) throw new Error(`deleting ${idOf(o)} from Karmada: ${describeError({ code: res.status, body: res.body })}`);
+            if (res.status >= 300 && res.status !== 404)
+                throw new Error(`deleting ${idOf(o)} from Karmada: ${describeError({ code: res.status, body: res.body })}`);
         },
     };
 }
@@ -91,12 +96,19 @@ export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
  * manifest entries off the members, before the member rules narrow. A Karmada that cannot be
  * reached is a warning, logged on `logTo`: the rules then narrow as before.
  */
-export function removedManifestsCleanup(cfg: FleetConfig, karmadaKubeconfig: pulumi.Output<string>, karmadaWorks = liveKarmadaWorks, logTo?: pulumi.Resource): pulumi.Output<boolean> | undefined {
+export function removedManifestsCleanup(
+    cfg: FleetConfig,
+    karmadaKubeconfig: pulumi.Output<string>,
+    karmadaWorks = liveKarmadaWorks,
+    logTo?: pulumi.Resource,
+): pulumi.Output<boolean> | undefined {
     if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
     const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
     return karmadaKubeconfig.apply(async (kubeconfig) => {
         try {
-            const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, { onProgress: (line) => pulumi.log.info(line, logTo, undefined, true) });
+            const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, {
+                onProgress: (line) => pulumi.log.info(line, logTo, undefined, true),
+            });
             if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, logTo);
         } catch (e) {
             pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, logTo);

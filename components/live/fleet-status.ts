@@ -101,15 +101,28 @@ function dependenciesOn(member: string, deps: Binding[]): DependencyView[] {
  * An IrisCluster from its binding (undefined: none yet), the bindings of its dependencies, the
  * stack's target list, the members as Karmada sees them and the binding's Works; judged here (see `asPlaced`).
  */
-export function irisClusterView(id: string, targets: string[], binding: Binding | undefined, deps: Binding[], members: MemberView[], works: Work[] = []): IrisClusterView {
+export function irisClusterView(
+    id: string,
+    targets: string[],
+    binding: Binding | undefined,
+    deps: Binding[],
+    members: MemberView[],
+    works: Work[] = [],
+): IrisClusterView {
     const list = failoverList(binding);
     const mode: IrisClusterView["mode"] = !binding ? "unknown" : list ? "failover" : "all";
     const placement = list ?? targets;
     const scheduled = (binding?.spec?.clusters ?? []).map((c) => c.name ?? "");
-    const evicting = (binding?.spec?.gracefulEvictionTasks ?? []).map((t) => ({ member: t.fromCluster ?? "", since: t.creationTimestamp ?? null, reason: t.reason ?? null }));
+    const evicting = (binding?.spec?.gracefulEvictionTasks ?? []).map((t) => ({
+        member: t.fromCluster ?? "",
+        since: t.creationTimestamp ?? null,
+        reason: t.reason ?? null,
+    }));
     const aggregated = binding?.status?.aggregatedStatus ?? [];
     const deleting = works.filter((w) => w.metadata?.deletionTimestamp).map(workMember);
-    const names = [...new Set([...placement, ...scheduled, ...evicting.map((e) => e.member), ...aggregated.map((a) => a.clusterName ?? ""), ...works.map(workMember)])];
+    const names = [
+        ...new Set([...placement, ...scheduled, ...evicting.map((e) => e.member), ...aggregated.map((a) => a.clusterName ?? ""), ...works.map(workMember)]),
+    ];
     const rows: IrisMemberView[] = names.map((name) => {
         const a = aggregated.find((x) => x.clusterName === name);
         return {
@@ -131,7 +144,13 @@ export function irisClusterView(id: string, targets: string[], binding: Binding 
 }
 
 /** Why an IrisCluster does not run where its placement wants it, in one line; null when it does. */
-export function placementProblem(mode: IrisClusterView["mode"], placement: string[], scheduled: string[], rows: IrisMemberView[], members: MemberView[]): string | null {
+export function placementProblem(
+    mode: IrisClusterView["mode"],
+    placement: string[],
+    scheduled: string[],
+    rows: IrisMemberView[],
+    members: MemberView[],
+): string | null {
     if (mode === "unknown") return "Karmada has no ResourceBinding for it (not propagated yet)";
     if (scheduled.length === 0) return "Karmada has not scheduled it on any member";
     if (mode === "failover") {
@@ -159,7 +178,12 @@ function occurrences(e: KubeEvent): string[] {
 /** The members of a scheduler message: `Binding has been scheduled successfully. Result: {ikoclone:0, ikodr:0}`. */
 export function scheduledMembers(message: string): string[] {
     const m = /Result: \{([^}]*)\}/.exec(message);
-    return m ? m[1].split(",").map((s) => s.trim().replace(/:\d+$/, "")).filter(Boolean) : [];
+    return m
+        ? m[1]
+              .split(",")
+              .map((s) => s.trim().replace(/:\d+$/, ""))
+              .filter(Boolean)
+        : [];
 }
 
 /**
@@ -184,12 +208,24 @@ export function movesOf(id: string, events: KubeEvent[], binding: Binding | unde
             moves.push({ at: s.at, irisCluster: id, kind: "schedule-failed", members: [], message: s.message });
         } else if (s.reason === "EvictWorkloadFromClusterSucceed" || s.reason === "EvictWorkloadFromClusterFailed") {
             const from = /cluster (\S+?) (succeed|failed)/.exec(s.message)?.[1];
-            moves.push({ at: s.at, irisCluster: id, kind: s.reason.endsWith("Succeed") ? "evicted" : "evict-failed", members: from ? [from] : [], message: s.message });
+            moves.push({
+                at: s.at,
+                irisCluster: id,
+                kind: s.reason.endsWith("Succeed") ? "evicted" : "evict-failed",
+                members: from ? [from] : [],
+                message: s.message,
+            });
         }
     }
     for (const t of binding?.spec?.gracefulEvictionTasks ?? []) {
         if (!t.creationTimestamp) continue;
-        moves.push({ at: t.creationTimestamp, irisCluster: id, kind: "eviction", members: [t.fromCluster ?? ""], message: [t.reason, t.message].filter(Boolean).join(": ") || "eviction began" });
+        moves.push({
+            at: t.creationTimestamp,
+            irisCluster: id,
+            kind: "eviction",
+            members: [t.fromCluster ?? ""],
+            message: [t.reason, t.message].filter(Boolean).join(": ") || "eviction began",
+        });
     }
     return moves.sort((a, b) => a.at.localeCompare(b.at));
 }
@@ -216,14 +252,22 @@ export const MAX_MOVES = 12;
 /** Reads the fleet of a stack from the Karmada API and judges it. Unreachable: the request's error, as thrown. */
 export async function readFleetStatus(get: KarmadaGet, stack: string, outputs: StackOutputs, now: () => Date = () => new Date()): Promise<FleetStatus> {
     const clusterList = await getJson<{ items?: Cluster[] }>(get, CLUSTERS, "the member clusters");
-    const members = outputs.members.map((name) => memberView(name, clusterList?.items?.find((c) => c.metadata?.name === name)));
+    const members = outputs.members.map((name) =>
+        memberView(
+            name,
+            clusterList?.items?.find((c) => c.metadata?.name === name),
+        ),
+    );
     const irisClusters: IrisClusterView[] = [];
     let moves: MoveView[] = [];
     const bindingsByNamespace = new Map<string, Binding[]>();
     for (const [id, targets] of Object.entries(outputs.irisClusters).sort(([a], [b]) => a.localeCompare(b))) {
         const [namespace, name] = id.split("/");
         if (!bindingsByNamespace.has(namespace)) {
-            bindingsByNamespace.set(namespace, (await getJson<{ items?: Binding[] }>(get, bindings(namespace), `the ResourceBindings in ${namespace}`))?.items ?? []);
+            bindingsByNamespace.set(
+                namespace,
+                (await getJson<{ items?: Binding[] }>(get, bindings(namespace), `the ResourceBindings in ${namespace}`))?.items ?? [],
+            );
         }
         const all = bindingsByNamespace.get(namespace)!;
         const bindingName = `${name}-iriscluster`;
@@ -234,7 +278,9 @@ export async function readFleetStatus(get: KarmadaGet, stack: string, outputs: S
         irisClusters.push(irisClusterView(id, targets, binding, deps, members, works));
         // Only this binding's: an earlier one of the same name (a stack destroyed and brought up again) has its own uid.
         const uid = binding?.metadata?.uid;
-        const events = ((await getJson<{ items?: KubeEvent[] }>(get, bindingEvents(namespace, bindingName), `the events of ${id}`))?.items ?? []).filter((e) => !uid || !e.involvedObject?.uid || e.involvedObject.uid === uid);
+        const events = ((await getJson<{ items?: KubeEvent[] }>(get, bindingEvents(namespace, bindingName), `the events of ${id}`))?.items ?? []).filter(
+            (e) => !uid || !e.involvedObject?.uid || e.involvedObject.uid === uid,
+        );
         moves = moves.concat(movesOf(id, events, binding, failoverList(binding)));
     }
     moves.sort((a, b) => a.at.localeCompare(b.at));

@@ -179,7 +179,9 @@ export async function waitUntilRunning(read: () => Promise<KarmadaView>, id: str
         },
     );
     if (done.running) return done;
-    throw new Error(notRunningMessage(id, { ...done, notRunning: done.notRunning.filter((m) => FAILED_PHASES.includes(m.phase)) }, "(failed)", opts.karmadaCommand));
+    throw new Error(
+        notRunningMessage(id, { ...done, notRunning: done.notRunning.filter((m) => FAILED_PHASES.includes(m.phase)) }, "(failed)", opts.karmadaCommand),
+    );
 }
 
 /**

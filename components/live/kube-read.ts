@@ -35,7 +35,13 @@ function connect(kubeconfigText: string, context?: string): Connection {
 }
 
 /** Sends one request through a connection; the body is returned as the API sent it. */
-async function send(connection: Connection, method: string, path: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; body: string }> {
+async function send(
+    connection: Connection,
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = "application/json",
+): Promise<{ status: number; body: string }> {
     const { kc, server } = await connection;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const opts: https.RequestOptions = {

@@ -52,7 +52,10 @@ function memberRows(members: MemberView[], now: number): Cell[][] {
         cell(m.syncMode ?? "-"),
         cell(m.state, stateTone(m.state)),
         cell(ageOf(m.since, now)),
-        cell(m.taints.length ? m.taints.map((t) => `${t.key}:${t.effect}${t.since ? ` (${ageOf(t.since, now)})` : ""}`).join(", ") : "-", m.taints.length ? "warn" : "plain"),
+        cell(
+            m.taints.length ? m.taints.map((t) => `${t.key}:${t.effect}${t.since ? ` (${ageOf(t.since, now)})` : ""}`).join(", ") : "-",
+            m.taints.length ? "warn" : "plain",
+        ),
         cell(m.kubernetesVersion ?? "-"),
     ]);
 }
@@ -69,7 +72,9 @@ function dependencyText(m: IrisMemberView): Cell {
     if (m.dependencies.length === 0) return cell("-");
     const missing = m.dependencies.filter((d) => !d.present);
     const all = `${m.dependencies.length - missing.length}/${m.dependencies.length}`;
-    return missing.length === 0 ? cell(all, m.scheduled ? "good" : "plain") : cell(`${all} missing ${missing.map((d) => `${d.kind}/${d.name}`).join(", ")}`, m.scheduled ? "bad" : "plain");
+    return missing.length === 0
+        ? cell(all, m.scheduled ? "good" : "plain")
+        : cell(`${all} missing ${missing.map((d) => `${d.kind}/${d.name}`).join(", ")}`, m.scheduled ? "bad" : "plain");
 }
 
 /** IKO's phase on a member as Karmada last reflected it; `(stale)` while Karmada cannot reach the member. */
@@ -112,7 +117,14 @@ export function renderStatus(status: FleetStatus, opts: RenderOptions): string {
     const out: string[] = [`Stack ${status.stack}, read from the Karmada API at ${status.readAt.slice(11, 19)} UTC`, ""];
     out.push(...table(["MEMBER", "SYNC", "STATE", "SINCE", "TAINTS", "VERSION"], memberRows(status.members, opts.now), opts.color), "");
     if (status.irisClusters.length === 0) out.push("No IrisClusters in this stack.");
-    else out.push(...table(["IRISCLUSTER", "PLACEMENT", "MEMBER", "KARMADA", "APPLIED", "PHASE", "CONDITION", "DEPENDENCIES"], status.irisClusters.flatMap((i) => irisRows(i, status.members)), opts.color));
+    else
+        out.push(
+            ...table(
+                ["IRISCLUSTER", "PLACEMENT", "MEMBER", "KARMADA", "APPLIED", "PHASE", "CONDITION", "DEPENDENCIES"],
+                status.irisClusters.flatMap((i) => irisRows(i, status.members)),
+                opts.color,
+            ),
+        );
     out.push("");
     if (status.moves.length === 0) out.push("No moves in Karmada's events.");
     else out.push(...table(["AGE", "IRISCLUSTER", "MOVE", "MEMBERS", "MESSAGE"], moveRows(status.moves, opts.now), opts.color));
@@ -134,7 +146,8 @@ export function unreachableMessage(stack: string, server: string, host: string |
 }
 
 /** The one line for a stack that has no Karmada to read. */
-export const notBroughtUpMessage = (stack: string): string => `stack ${stack} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${stack} first`;
+export const notBroughtUpMessage = (stack: string): string =>
+    `stack ${stack} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${stack} first`;
 
 /** The one line for a stack that does not exist. */
 export const noSuchStackMessage = (stack: string): string => `there is no stack ${stack} in this project's backend: see pulumi stack ls`;

@@ -78,7 +78,9 @@ export function plain(value: unknown): unknown {
 /** The Helm releases of this stack: in the state, and those a killed run was creating. */
 export function stackReleases(deployment: StateDeployment): StackRelease[] {
     const fromState = (deployment.resources ?? []).filter((r) => r.type === HELM_RELEASE_TYPE).map((r) => release(r, false));
-    const pending = (deployment.pending_operations ?? []).filter((p) => p.resource.type === HELM_RELEASE_TYPE && p.type === "creating").map((p) => release(p.resource, true));
+    const pending = (deployment.pending_operations ?? [])
+        .filter((p) => p.resource.type === HELM_RELEASE_TYPE && p.type === "creating")
+        .map((p) => release(p.resource, true));
     return [...fromState, ...pending].filter((r): r is StackRelease => r !== undefined);
 }
 
@@ -140,14 +142,21 @@ export interface HelmHeal {
  */
 export function helmHeal(release: StackRelease, records: HelmRecord[]): HelmHeal {
     const ours = records.filter((r) => r.chartName === undefined || r.chartName === chartNameOf(release.chart));
-    if (ours.length !== records.length) return { deleteSecrets: [], reason: `release ${release.namespace}/${release.name} holds another chart's revisions: left alone` };
+    if (ours.length !== records.length)
+        return { deleteSecrets: [], reason: `release ${release.namespace}/${release.name} holds another chart's revisions: left alone` };
     if (ours.length === 0) return { deleteSecrets: [] };
     if (release.pendingCreate) {
-        return { deleteSecrets: ours.map((r) => r.secret), reason: `the killed run was installing ${release.namespace}/${release.name} (${describe(ours)}): its Helm record is removed so that up installs it again` };
+        return {
+            deleteSecrets: ours.map((r) => r.secret),
+            reason: `the killed run was installing ${release.namespace}/${release.name} (${describe(ours)}): its Helm record is removed so that up installs it again`,
+        };
     }
     const newest = ours.reduce((a, b) => (b.version > a.version ? b : a));
     if (!PENDING.has(newest.status)) return { deleteSecrets: [] };
-    return { deleteSecrets: [newest.secret], reason: `${release.namespace}/${release.name} revision ${newest.version} was left ${newest.status}: removed, so up upgrades from the last deployed revision` };
+    return {
+        deleteSecrets: [newest.secret],
+        reason: `${release.namespace}/${release.name} revision ${newest.version} was left ${newest.status}: removed, so up upgrades from the last deployed revision`,
+    };
 }
 
 const describe = (records: HelmRecord[]) => records.map((r) => `v${r.version} ${r.status}`).join(", ");
@@ -224,7 +233,8 @@ export function karmadaProviderRef(deployment: StateDeployment): string | undefi
 }
 
 /** A member's Kubernetes provider is named after it (components/clusters: `<member>-k8s`). */
-export const memberOfProvider = (providerName: string): string | undefined => (providerName.endsWith("-k8s") ? providerName.slice(0, -"-k8s".length) : undefined);
+export const memberOfProvider = (providerName: string): string | undefined =>
+    providerName.endsWith("-k8s") ? providerName.slice(0, -"-k8s".length) : undefined;
 
 /** A Karmada Cluster as recover reads it. */
 export interface JoinedCluster {

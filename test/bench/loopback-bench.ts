@@ -26,7 +26,10 @@ import { peakMemorySampler } from "./memory";
 import { REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
-const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16").split(",").filter((s) => s.trim() !== "").map(Number);
+const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
+    .split(",")
+    .filter((s) => s.trim() !== "")
+    .map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
@@ -84,7 +87,15 @@ async function once(members: number, binPath: string): Promise<Record<Metric, nu
         const [, preview] = await timed(() => stack.preview());
         const [, destroy] = await timed(() => stack.destroy());
         const peak = memory.stop();
-        return { harness_start_s: harness, up_s: upS, propagated_s: seconds(propagatedAt! - t0), noop_up_s: noop, preview_s: preview, destroy_s: destroy, peak_memory_mib: peak };
+        return {
+            harness_start_s: harness,
+            up_s: upS,
+            propagated_s: seconds(propagatedAt! - t0),
+            noop_up_s: noop,
+            preview_s: preview,
+            destroy_s: destroy,
+            peak_memory_mib: peak,
+        };
     } finally {
         memory.stop();
         await iko?.stop();
@@ -175,11 +186,17 @@ async function main(): Promise<void> {
     }
     const ratios = ratiosToOne(results);
     for (const [n, r] of Object.entries(ratios)) (results[n] as Record<string, unknown>).ratio_to_1_member = r;
-    const cycles = FAILOVER_RUNS > 0 ? { ...(await failoverCycles(FAILOVER_RUNS, binPath, "Push")), ...(await failoverCycles(FAILOVER_RUNS, binPath, "Pull")) } : {};
-    const timeline = (rs: Record<FailoverMetric, number>[]) => Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(rs.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>;
+    const cycles =
+        FAILOVER_RUNS > 0 ? { ...(await failoverCycles(FAILOVER_RUNS, binPath, "Push")), ...(await failoverCycles(FAILOVER_RUNS, binPath, "Pull")) } : {};
+    const timeline = (rs: Record<FailoverMetric, number>[]) =>
+        Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(rs.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>;
     // `failover` keeps its shape (a Push member's API server lost); the Pull faults sit beside it.
     const failover = cycles.push_apiserver
-        ? { ...timeline(cycles.push_apiserver), detection_s: DEFAULTS.failureDetectionSeconds, pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) } }
+        ? {
+              ...timeline(cycles.push_apiserver),
+              detection_s: DEFAULTS.failureDetectionSeconds,
+              pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) },
+          }
         : undefined;
     const realRuns: Record<string, number>[] = [];
     for (let i = 0; i < REAL_RUNS; i++) {
@@ -187,26 +204,60 @@ async function main(): Promise<void> {
         console.log(`real nodes run ${i + 1}/${REAL_RUNS}: ${REAL_METRICS.map((m) => `${m}=${realRuns[i][m]}`).join(" ")}`);
     }
     const real = REAL_RUNS > 0 ? Object.fromEntries(REAL_METRICS.map((m) => [m, stats(realRuns.map((r) => r[m]))])) : undefined;
-    const machine = { cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10), runs: RUNS, failover_runs: cycles.push_apiserver?.length ?? 0 };
+    const machine = {
+        cores: os.cpus().length,
+        memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        date: new Date().toISOString().slice(0, 10),
+        runs: RUNS,
+        failover_runs: cycles.push_apiserver?.length ?? 0,
+    };
     // Sections this run did not measure keep their figures, and the machine they were taken on.
     const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
     const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
-    const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : SCALES.length === 0)));
-    const machines = { ...earlierMachines, ...(SCALES.length ? { scales: machine } : {}), ...(failover ? { failover: machine } : {}), ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}) };
-    fs.writeFileSync(OUT, JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}), ...(real ? { real_nodes: real } : {}) }, null, 2) + "\n");
+    const kept = Object.fromEntries(
+        Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : SCALES.length === 0)),
+    );
+    const machines = {
+        ...earlierMachines,
+        ...(SCALES.length ? { scales: machine } : {}),
+        ...(failover ? { failover: machine } : {}),
+        ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
+    };
+    fs.writeFileSync(
+        OUT,
+        JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}), ...(real ? { real_nodes: real } : {}) }, null, 2) + "\n",
+    );
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
-    console.log([`seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`, head, `|---|${METRICS.map(() => "---").join("|")}|`, ...rows].join("\n"));
-    for (const [n, r] of Object.entries(ratios)) console.log(`${n} members / 1 member, medians: ${RATIO_METRICS.map((m) => `${m.replace(/_s$/, "")} ${r[m]}x`).join(", ")}`);
+    console.log(
+        [
+            `seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`,
+            head,
+            `|---|${METRICS.map(() => "---").join("|")}|`,
+            ...rows,
+        ].join("\n"),
+    );
+    for (const [n, r] of Object.entries(ratios))
+        console.log(`${n} members / 1 member, medians: ${RATIO_METRICS.map((m) => `${m.replace(/_s$/, "")} ${r[m]}x`).join(", ")}`);
     if (failover) {
-        console.log(`failover at Kamino's defaults (detection ${DEFAULTS.failureDetectionSeconds} s), seconds since the outage (return and failback: since their start), min / median / max of ${machine.failover_runs} run(s)`);
-        for (const [what, t] of [["Push, API server lost", failover], ["Pull, agent lost", failover.pull.agent_lost], ["Pull, API server lost", failover.pull.apiserver_lost]] as const) {
+        console.log(
+            `failover at Kamino's defaults (detection ${DEFAULTS.failureDetectionSeconds} s), seconds since the outage (return and failback: since their start), min / median / max of ${machine.failover_runs} run(s)`,
+        );
+        for (const [what, t] of [
+            ["Push, API server lost", failover],
+            ["Pull, agent lost", failover.pull.agent_lost],
+            ["Pull, API server lost", failover.pull.apiserver_lost],
+        ] as const) {
             console.log(`${what}\n${FAILOVER_METRICS.map((m) => `  ${m}: ${t[m].min} / ${t[m].median} / ${t[m].max}`).join("\n")}`);
         }
     }
-    if (real) console.log(`real nodes (a three-node host, then Kamino's etcd by pulumi up), min / median / max of ${REAL_RUNS} run(s): ${REAL_METRICS.map((m) => `${m} ${real[m].min} / ${real[m].median} / ${real[m].max}`).join(", ")}`);
+    if (real)
+        console.log(
+            `real nodes (a three-node host, then Kamino's etcd by pulumi up), min / median / max of ${REAL_RUNS} run(s): ${REAL_METRICS.map((m) => `${m} ${real[m].min} / ${real[m].median} / ${real[m].max}`).join(", ")}`,
+        );
     console.log(`wrote ${OUT}`);
 }
 

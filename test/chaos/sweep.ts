@@ -72,7 +72,11 @@ async function main(): Promise<void> {
         await fleet.start();
         iko = new IkoPlayer(fleet.members, 1000).start();
         agents = new AgentPlayer(fleet.members, { binary: findBinaries()["karmada-agent"], dir: `${fleet.dir}/agents` }).start();
-        const servers: Array<[string, KubeClient]> = [["host", fleet.host.client], ["karmada", fleet.karmada.client], ...fleet.members.map((m) => [m.name, m.client] as [string, KubeClient])];
+        const servers: Array<[string, KubeClient]> = [
+            ["host", fleet.host.client],
+            ["karmada", fleet.karmada.client],
+            ...fleet.members.map((m) => [m.name, m.client] as [string, KubeClient]),
+        ];
         for (const [name, client] of servers) {
             const before = await kaminoObjects(client);
             if (before.length > 0) throw new Error(`${name} holds Kamino-looking objects before any run: ${before.join(", ")}`);
@@ -81,25 +85,38 @@ async function main(): Promise<void> {
 
         for (let i = 0; i < UP_KILLS; i++) {
             const first = records.length;
-            records.push(await killAndRecover(i, "up", upMoments[i], sandbox, async () => {
-                for (const m of fleet.members) {
-                    await waitFor(`federated-iris Running on ${m.name}`, async () => ((await m.client.get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined), WAIT);
-                    await waitFor(`license on ${m.name}`, async () => {
-                        const s = await m.client.get<KubeObject & { data?: Record<string, string> }>(SECRET);
-                        return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === LICENSE ? true : undefined;
-                    }, WAIT);
-                }
-                const noop = await runPulumi(sandbox, STACK, ["up", "--yes", "--skip-preview", "--expect-no-changes"]);
-                if (noop.code !== 0) throw new Error(`the no-op up made changes or failed:\n${noop.output.slice(-2000)}`);
-            }));
+            records.push(
+                await killAndRecover(i, "up", upMoments[i], sandbox, async () => {
+                    for (const m of fleet.members) {
+                        await waitFor(
+                            `federated-iris Running on ${m.name}`,
+                            async () =>
+                                (await m.client.get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined,
+                            WAIT,
+                        );
+                        await waitFor(
+                            `license on ${m.name}`,
+                            async () => {
+                                const s = await m.client.get<KubeObject & { data?: Record<string, string> }>(SECRET);
+                                return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === LICENSE ? true : undefined;
+                            },
+                            WAIT,
+                        );
+                    }
+                    const noop = await runPulumi(sandbox, STACK, ["up", "--yes", "--skip-preview", "--expect-no-changes"]);
+                    if (noop.code !== 0) throw new Error(`the no-op up made changes or failed:\n${noop.output.slice(-2000)}`);
+                }),
+            );
 
             const destroyed = async () => {
                 const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
                 if ((state.resources ?? []).length > 0) throw new Error(`the state still holds ${(state.resources ?? []).length} resources`);
                 for (const [name, client] of servers) {
-                    await waitFor(`no Kamino objects on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(async () => {
-                        throw new Error(`left on ${name}: ${(await kaminoObjects(client)).join(", ")}`);
-                    });
+                    await waitFor(`no Kamino objects on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(
+                        async () => {
+                            throw new Error(`left on ${name}: ${(await kaminoObjects(client)).join(", ")}`);
+                        },
+                    );
                 }
             };
             if (i < DESTROY_KILLS) {
@@ -135,10 +152,18 @@ async function main(): Promise<void> {
 }
 
 /** One kill of `command` at `moment`, `npm run recover`, then `check`; the outcome is recorded, not thrown. */
-async function killAndRecover(run: number, command: "up" | "destroy", moment: KillMoment, sandbox: EngineSandbox, check: () => Promise<void>): Promise<KillRecord> {
+async function killAndRecover(
+    run: number,
+    command: "up" | "destroy",
+    moment: KillMoment,
+    sandbox: EngineSandbox,
+    check: () => Promise<void>,
+): Promise<KillRecord> {
     const p = startPulumi(sandbox, STACK, [command, "--yes", "--skip-preview"]);
     const kill: KillResult = await killAt(p, moment, command === "destroy");
-    log(`run ${run}: ${command} aimed at ${moment.phase} +${moment.delayMs} ms: ${kill.killed ? `killed at ${kill.atMs} ms in ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : `it ended first (${kill.atMs} ms)`}`);
+    log(
+        `run ${run}: ${command} aimed at ${moment.phase} +${moment.delayMs} ms: ${kill.killed ? `killed at ${kill.atMs} ms in ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : `it ended first (${kill.atMs} ms)`}`,
+    );
     const rec = await recover(sandbox, STACK, { destroy: command === "destroy" });
     let outcome = command === "up" ? "converged" : "destroyed";
     try {
@@ -149,7 +174,20 @@ async function killAndRecover(run: number, command: "up" | "destroy", moment: Ki
     }
     log(`run ${run}: recovery ${rec.seconds.toFixed(1)} s: ${outcome.split("\n")[0]}`);
     if (outcome.startsWith("failed")) log(outcome);
-    return { run, command, aimedAt: moment.phase, delayMs: moment.delayMs, killed: kill.killed, killedAtMs: kill.atMs, phase: kill.phaseSeen, phases: kill.phases, underWay: kill.underWay, recoverySeconds: Math.round(rec.seconds * 10) / 10, repairs: rec.output.split("\n").filter((l) => l.startsWith("recover: ")), outcome };
+    return {
+        run,
+        command,
+        aimedAt: moment.phase,
+        delayMs: moment.delayMs,
+        killed: kill.killed,
+        killedAtMs: kill.atMs,
+        phase: kill.phaseSeen,
+        phases: kill.phases,
+        underWay: kill.underWay,
+        recoverySeconds: Math.round(rec.seconds * 10) / 10,
+        repairs: rec.output.split("\n").filter((l) => l.startsWith("recover: ")),
+        outcome,
+    };
 }
 
 /** Writes the results; returns the phases no kill landed in. */

@@ -32,10 +32,19 @@ export function phaseOfResource(type: string, name: string): Phase {
     if (type.startsWith("kamino:") || type.startsWith("pulumi:")) return "other";
     if (type === "kubernetes:helm.sh/v3:Release") return "helm-installs";
     // The CRD in Karmada and the interpreter that gives it health: one step (the README's step 5).
-    if (type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition" || type === "kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization") return "crd-copy";
+    if (
+        type === "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition" ||
+        type === "kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization"
+    )
+        return "crd-copy";
     if (type.startsWith("kubernetes:cluster.karmada.io/") || /-member-/.test(name)) return "joins";
     // Templates, policies, synced Secrets and ConfigMaps, and their namespaces in the Karmada API.
-    if (/^kubernetes:(policy|config)\.karmada\.io\//.test(type) || type.startsWith("kubernetes:intersystems.com/") || /^(secrets|configmaps|iris|karmada-ns)-/.test(name)) return "policies";
+    if (
+        /^kubernetes:(policy|config)\.karmada\.io\//.test(type) ||
+        type.startsWith("kubernetes:intersystems.com/") ||
+        /^(secrets|configmaps|iris|karmada-ns)-/.test(name)
+    )
+        return "policies";
     if (type.startsWith("kubernetes:") || type.startsWith("command:")) return "add-ons";
     return "other";
 }
@@ -80,7 +89,8 @@ export function reached(output: string, phase: Phase): boolean {
         const m = STEP.exec(line);
         if (!m) continue;
         const [, type, name, what] = m;
-        if (phase === "running-wait" ? what === "created" && type.startsWith("kubernetes:intersystems.com/") : phaseOfResource(type, name) === phase) return true;
+        if (phase === "running-wait" ? what === "created" && type.startsWith("kubernetes:intersystems.com/") : phaseOfResource(type, name) === phase)
+            return true;
     }
     return false;
 }
@@ -113,7 +123,10 @@ export const FIRST_PASS_MAX_DELAY_MS = 60;
  */
 export function drawMoments(phases: readonly Phase[], count: number, random: () => number, maxDelayMs = 1500): KillMoment[] {
     const order = [...phases].sort(() => random() - 0.5);
-    return Array.from({ length: count }, (_, i) => ({ phase: order[i % order.length], delayMs: Math.round(random() * (i < order.length ? FIRST_PASS_MAX_DELAY_MS : maxDelayMs)) }));
+    return Array.from({ length: count }, (_, i) => ({
+        phase: order[i % order.length],
+        delayMs: Math.round(random() * (i < order.length ? FIRST_PASS_MAX_DELAY_MS : maxDelayMs)),
+    }));
 }
 
 /**
@@ -149,12 +162,25 @@ export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = f
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `npm run recover -- --stack <stack> [--destroy]` in the sandbox's project, as a user runs it. */
-export function recover(sandbox: PulumiSandbox, stack: string, opts: { destroy?: boolean } = {}): Promise<{ code: number | null; output: string; seconds: number }> {
+export function recover(
+    sandbox: PulumiSandbox,
+    stack: string,
+    opts: { destroy?: boolean } = {},
+): Promise<{ code: number | null; output: string; seconds: number }> {
     const t0 = Date.now();
     return new Promise((resolve, reject) => {
         const child = spawn(
             process.execPath,
-            ["-r", "ts-node/register/transpile-only", path.join(REPO_ROOT, "commands/recover.ts"), "--stack", stack, "--cwd", sandbox.project, ...(opts.destroy ? ["--destroy"] : [])],
+            [
+                "-r",
+                "ts-node/register/transpile-only",
+                path.join(REPO_ROOT, "commands/recover.ts"),
+                "--stack",
+                stack,
+                "--cwd",
+                sandbox.project,
+                ...(opts.destroy ? ["--destroy"] : []),
+            ],
             { cwd: REPO_ROOT, env: { ...process.env, ...sandbox.env }, stdio: ["ignore", "pipe", "pipe"] },
         );
         let output = "";

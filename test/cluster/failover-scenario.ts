@@ -18,7 +18,10 @@ export interface Placement {
 
 type Binding = KubeObject & { spec?: { clusters?: Array<{ name: string }>; gracefulEvictionTasks?: Array<{ fromCluster: string }> } };
 type Template = KubeObject & { status?: { clusters?: Array<{ name?: string; phase?: string }> } };
-type Cluster = KubeObject & { spec?: { taints?: Array<{ key: string; effect: string; timeAdded?: string }> }; status?: { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> } };
+type Cluster = KubeObject & {
+    spec?: { taints?: Array<{ key: string; effect: string; timeAdded?: string }> };
+    status?: { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> };
+};
 
 /** Reads where Karmada has placed an IrisCluster. */
 export async function placementOf(fleet: LoopbackFleet, id: string): Promise<Placement> {
@@ -35,7 +38,8 @@ export async function placementOf(fleet: LoopbackFleet, id: string): Promise<Pla
 }
 
 /** Karmada's Cluster of a member. */
-export const clusterOf = (fleet: LoopbackFleet, name: string) => fleet.karmada.client.get<Cluster>(resourcePath("cluster.karmada.io/v1alpha1", "clusters", { name }));
+export const clusterOf = (fleet: LoopbackFleet, name: string) =>
+    fleet.karmada.client.get<Cluster>(resourcePath("cluster.karmada.io/v1alpha1", "clusters", { name }));
 
 const ready = (c: Cluster | undefined) => c?.status?.conditions?.find((x) => x.type === "Ready")?.status;
 const tainted = (c: Cluster | undefined) => !!c?.spec?.taints?.some((t) => t.key === "cluster.karmada.io/not-ready" && t.effect === "NoExecute");
@@ -79,10 +83,20 @@ export interface Fault {
 }
 
 /** The member's API server stopped, then started again. */
-export const apiServerDown = (fleet: LoopbackFleet, member: string): Fault => ({ cut: () => fleet.stopApiServer(member), restore: () => fleet.startApiServer(member) });
+export const apiServerDown = (fleet: LoopbackFleet, member: string): Fault => ({
+    cut: () => fleet.stopApiServer(member),
+    restore: () => fleet.startApiServer(member),
+});
 
 /** Cuts `first` off (its API server, unless `fault` says otherwise) and times Karmada's failover of `id` to `backup`, until it runs there. */
-export async function outage(fleet: LoopbackFleet, id: string, first: string, backup: string, timeoutMs = 180_000, fault = apiServerDown(fleet, first)): Promise<OutageTimeline> {
+export async function outage(
+    fleet: LoopbackFleet,
+    id: string,
+    first: string,
+    backup: string,
+    timeoutMs = 180_000,
+    fault = apiServerDown(fleet, first),
+): Promise<OutageTimeline> {
     const t0 = Date.now();
     await fault.cut();
     const steps = new Steps<keyof OutageTimeline>(t0);
@@ -110,7 +124,13 @@ export interface ReturnTimeline {
 }
 
 /** Brings `first` back (its API server, unless `fault` says otherwise); times the removal of the stale copy and the member's return to Ready. */
-export async function comeBack(fleet: LoopbackFleet, id: string, first: string, timeoutMs = 180_000, fault = apiServerDown(fleet, first)): Promise<ReturnTimeline> {
+export async function comeBack(
+    fleet: LoopbackFleet,
+    id: string,
+    first: string,
+    timeoutMs = 180_000,
+    fault = apiServerDown(fleet, first),
+): Promise<ReturnTimeline> {
     const t0 = Date.now();
     await fault.restore();
     const steps = new Steps<keyof ReturnTimeline>(t0);
@@ -151,7 +171,8 @@ export async function blink(fleet: LoopbackFleet, member: string, id: string, bl
         const ready = (await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready");
         if (ready?.status !== "True") notReady.push(`${ready?.status} since ${ready?.lastTransitionTime}`);
         const placed = (await placementOf(fleet, id)).clusters;
-        if (placed.length !== 1 || placed[0] !== member) throw new Error(`${id} was placed on ${placed.join(", ") || "nothing"} during a ${blinkMs} ms blink of ${member}`);
+        if (placed.length !== 1 || placed[0] !== member)
+            throw new Error(`${id} was placed on ${placed.join(", ") || "nothing"} during a ${blinkMs} ms blink of ${member}`);
         await new Promise((r) => setTimeout(r, 250));
     }
     await frozen;

@@ -6,7 +6,17 @@ import * as fs from "fs";
 import * as path from "path";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { PulumiProcess, runPulumi, startPulumi } from "../support/pulumi-cli";
-import { CLUSTER_API_VERSION, clusterCondition, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+import {
+    CLUSTER_API_VERSION,
+    clusterCondition,
+    IkoPlayer,
+    KarmadaClusterObject,
+    KubeClient,
+    KubeObject,
+    LoopbackFleet,
+    resourcePath,
+    waitFor,
+} from "./harness";
 import { drawMoments, kaminoObjects, killAt, PHASES, recover, seededRandom } from "./chaos";
 import { loopbackStack, setLicense } from "./loopback-stack";
 import { SuiteReport } from "./scaffold/report";
@@ -44,18 +54,28 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
     const { code, output } = await runPulumi(sandbox, "faults", args, env);
     // A failed run is shown whole: it is what the user sees.
     const lines = output.trim().split("\n");
-    note(`pulumi ${args.join(" ")} exited ${code}:\n${(code === 0 ? lines.slice(-8) : lines.filter((l) => !/using pulumi-.* from \$PATH/.test(l))).join("\n")}`);
+    note(
+        `pulumi ${args.join(" ")} exited ${code}:\n${(code === 0 ? lines.slice(-8) : lines.filter((l) => !/using pulumi-.* from \$PATH/.test(l))).join("\n")}`,
+    );
     return { code, output };
 }
 
 /** A fleet in the state `up` promises: Running everywhere, the Secret's value on every member. */
 async function expectConverged(license: string): Promise<void> {
     for (const m of MEMBERS) {
-        await waitFor(`federated-iris Running on ${m}`, async () => ((await member(m).get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined), WAIT);
-        await waitFor(`license on ${m}`, async () => {
-            const s = await member(m).get<KubeObject & { data?: Record<string, string> }>(SECRET);
-            return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === license ? true : undefined;
-        }, WAIT);
+        await waitFor(
+            `federated-iris Running on ${m}`,
+            async () => ((await member(m).get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined),
+            WAIT,
+        );
+        await waitFor(
+            `license on ${m}`,
+            async () => {
+                const s = await member(m).get<KubeObject & { data?: Record<string, string> }>(SECRET);
+                return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === license ? true : undefined;
+            },
+            WAIT,
+        );
     }
 }
 
@@ -91,8 +111,13 @@ afterAll(async () => {
 test("pulumi up killed (SIGKILL) at a random moment: npm run recover converges, with no env var, kubectl or state surgery", async () => {
     const up = cli(["up", "--yes", "--skip-preview"]);
     const kill = await killAt(up, UP_MOMENT);
-    note(`up killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`);
-    report.record("SIGKILL moment", `${UP_MOMENT.phase} +${UP_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`);
+    note(
+        `up killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`,
+    );
+    report.record(
+        "SIGKILL moment",
+        `${UP_MOMENT.phase} +${UP_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`,
+    );
     // The narrowest moment, which a CI run once hit: between truncating the checkpoint's sidecar and
     // writing it (gocloud writes it in place). Every command then says "failed to load checkpoint: EOF".
     fs.writeFileSync(path.join(sandbox.dir, "state/.pulumi/stacks/kamino/faults.json.attrs"), "");
@@ -117,7 +142,9 @@ test("hand edits on Kamino's objects: pulumi up --refresh puts them back, no env
 
     const repaired = await timed("drift: up --refresh", () => run(["up", "--yes", "--skip-preview", "--refresh"]));
     expectSucceeded(repaired);
-    expect((await karmada().get<KubeObject & { spec: { topology: { data: { image: string } } } }>(template))!.spec.topology.data.image).toBe(before!.spec.topology.data.image);
+    expect((await karmada().get<KubeObject & { spec: { topology: { data: { image: string } } } }>(template))!.spec.topology.data.image).toBe(
+        before!.spec.topology.data.image,
+    );
     expect((await karmada().get<KubeObject & { spec: { placement: unknown } }>(policy))!.spec.placement).toEqual(placementBefore);
     await expectConverged("IRIS-LICENSE-FOR-TESTS");
     await expectNoOp();
@@ -126,11 +153,17 @@ test("hand edits on Kamino's objects: pulumi up --refresh puts them back, no env
 test("an IrisCluster failing on one member: up fails naming exactly that member; after it recovers, up converges", async () => {
     iko.report("ikoclone2", { phase: "Failed", condition: { type: "Ready", status: "False", reason: "ErrImagePull", message: "image not found" } });
     try {
-        await waitFor("ikoclone2 reports Failed", async () => ((await member("ikoclone2").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Failed" ? true : undefined), WAIT);
+        await waitFor(
+            "ikoclone2 reports Failed",
+            async () => ((await member("ikoclone2").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Failed" ? true : undefined),
+            WAIT,
+        );
         const failed = await timed("failing member: up fails", () => run(["up", "--yes", "--skip-preview"]));
         expect(failed.code).not.toBe(0);
         // The CLI indents a diagnostic's lines; the message is Kamino's, on the template.
-        expect(failed.output).toMatch(/IrisCluster \(federated-iris-template\):\n\s+error: IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: Failed \(Ready=False: ErrImagePull: image not found\)\n/);
+        expect(failed.output).toMatch(
+            /IrisCluster \(federated-iris-template\):\n\s+error: IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: Failed \(Ready=False: ErrImagePull: image not found\)\n/,
+        );
         expect(failed.output).not.toMatch(/^\s+ikoclone: /m);
         // Said once, as help: no "unhandled exception" and no stack trace after it.
         expect(failed.output).not.toMatch(/unhandled exception|^\s+at /m);
@@ -144,18 +177,26 @@ test("an IrisCluster failing on one member: up fails naming exactly that member;
 test("a member API server down during up: up fails naming it; the rotated Secret reaches it once it is back", async () => {
     await fleet.stopApiServer("ikoclone2");
     try {
-        await timed("member down: Karmada marks it not Ready", () => waitFor("Cluster ikoclone2 not Ready", async () => ((await clusterReady("ikoclone2")) !== "True" ? true : undefined), WAIT));
+        await timed("member down: Karmada marks it not Ready", () =>
+            waitFor("Cluster ikoclone2 not Ready", async () => ((await clusterReady("ikoclone2")) !== "True" ? true : undefined), WAIT),
+        );
         await setLicense(stack, "ROTATED-WHILE-DOWN");
         const down = await timed("member down: up fails", () => run(["up", "--yes", "--skip-preview"]));
         expect(down.code).not.toBe(0);
-        expect(down.output).toMatch(/IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: ClusterNotReady \(Ready=False: ClusterNotReachable: cluster is not reachable\)\n/);
+        expect(down.output).toMatch(
+            /IrisCluster default\/federated-iris is not running on 1 member\(s\) \(failed\):\n\s+ikoclone2: ClusterNotReady \(Ready=False: ClusterNotReachable: cluster is not reachable\)\n/,
+        );
         // A rotation is an update in place (a replaced Secret would be deleted from every member first).
         expect(down.output).toMatch(/~ {2}kubernetes:core\/v1:Secret secrets-iris-iris-key-secret updated/);
         // The rest of the fleet got the new value.
-        await waitFor("rotated license on ikoclone", async () => {
-            const s = await member("ikoclone").get<KubeObject & { data?: Record<string, string> }>(SECRET);
-            return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === "ROTATED-WHILE-DOWN" ? true : undefined;
-        }, WAIT);
+        await waitFor(
+            "rotated license on ikoclone",
+            async () => {
+                const s = await member("ikoclone").get<KubeObject & { data?: Record<string, string> }>(SECRET);
+                return s?.data && Buffer.from(s.data["iris.key"], "base64").toString() === "ROTATED-WHILE-DOWN" ? true : undefined;
+            },
+            WAIT,
+        );
     } finally {
         await fleet.startApiServer("ikoclone2");
     }
@@ -191,26 +232,50 @@ test("a member lost for good: it leaves by config and npm run recover; then a de
     await stack.setConfig("kamino:clusters", { value: JSON.stringify(clusters.filter((c) => c.name !== "ikoclone2")) });
     await timed("member lost: removed from config, npm run recover", async () => {
         const rec = await recover(sandbox, "faults");
-        note(rec.output.split("\n").filter((l) => /^recover:/.test(l)).join("\n"));
+        note(
+            rec.output
+                .split("\n")
+                .filter((l) => /^recover:/.test(l))
+                .join("\n"),
+        );
         expectSucceeded(rec);
     });
     // Karmada let the lost member go; the other member runs on, with the current Secret.
-    await waitFor("Cluster ikoclone2 gone from Karmada", async () => ((await karmada().get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: "ikoclone2" }))) ? undefined : true), WAIT);
-    await waitFor("federated-iris Running on ikoclone", async () => ((await member("ikoclone").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined), WAIT);
+    await waitFor(
+        "Cluster ikoclone2 gone from Karmada",
+        async () => ((await karmada().get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: "ikoclone2" }))) ? undefined : true),
+        WAIT,
+    );
+    await waitFor(
+        "federated-iris Running on ikoclone",
+        async () => ((await member("ikoclone").get<KubeObject & { status?: { phase?: string } }>(IRIS))?.status?.phase === "Running" ? true : undefined),
+        WAIT,
+    );
     const state = JSON.stringify(await stack.exportStack());
     expect(state).not.toMatch(/ikoclone2-(iko|member)/);
     await expectNoOp();
 
     const destroy = cli(["destroy", "--yes", "--skip-preview"]);
     const kill = await killAt(destroy, DESTROY_MOMENT, true);
-    note(`destroy killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`);
-    report.record("destroy SIGKILL moment", `${DESTROY_MOMENT.phase} +${DESTROY_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`);
+    note(
+        `destroy killed ${kill.killed ? `at ${kill.atMs} ms, phase ${kill.phaseSeen} (${kill.underWay.join(", ") || "no step under way"})` : "(it ended first)"}; replay with KAMINO_CHAOS_SEED=${SEED}`,
+    );
+    report.record(
+        "destroy SIGKILL moment",
+        `${DESTROY_MOMENT.phase} +${DESTROY_MOMENT.delayMs} ms -> ${kill.killed ? `${kill.atMs} ms, ${kill.phaseSeen}` : "not killed"} (seed ${SEED})`,
+    );
     const rec = await timed("killed destroy: npm run recover --destroy", () => recover(sandbox, "faults", { destroy: true }));
     expectSucceeded(rec);
-    expect((((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? [])).toEqual([]);
-    for (const [name, client] of [["karmada", karmada()], ["ikoclone", member("ikoclone")], ["host", fleet.host.client]] as const) {
-        await waitFor(`no Kamino objects left on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(async (e) => {
-            throw new Error(`${(e as Error).message}: ${(await kaminoObjects(client)).join(", ")}`);
-        });
+    expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+    for (const [name, client] of [
+        ["karmada", karmada()],
+        ["ikoclone", member("ikoclone")],
+        ["host", fleet.host.client],
+    ] as const) {
+        await waitFor(`no Kamino objects left on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(
+            async (e) => {
+                throw new Error(`${(e as Error).message}: ${(await kaminoObjects(client)).join(", ")}`);
+            },
+        );
     }
 });

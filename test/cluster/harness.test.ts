@@ -85,10 +85,13 @@ describe("LoopbackFleet", () => {
             expect(s.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
             expect((await s.client.request("GET", "/readyz")).status).toBe(200);
             // The admin user is in system:masters.
-            const review = await s.client.create<KubeObject & { status?: { userInfo?: { groups?: string[] } } }>("/apis/authentication.k8s.io/v1/selfsubjectreviews", {
-                apiVersion: "authentication.k8s.io/v1",
-                kind: "SelfSubjectReview",
-            });
+            const review = await s.client.create<KubeObject & { status?: { userInfo?: { groups?: string[] } } }>(
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                {
+                    apiVersion: "authentication.k8s.io/v1",
+                    kind: "SelfSubjectReview",
+                },
+            );
             expect(review.status?.userInfo?.groups).toContain("system:masters");
         }
         const apiService = await karmada().get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
@@ -150,7 +153,12 @@ describe("LoopbackFleet", () => {
         expect(policy.metadata?.labels?.["propagationpolicy.karmada.io/permanent-id"]).toBeTruthy();
 
         const t = Date.now();
-        await k.create(resourcePath("v1", "configmaps", { namespace: NS }), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: CM, namespace: NS }, data: { generation: "1" } });
+        await k.create(resourcePath("v1", "configmaps", { namespace: NS }), {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: CM, namespace: NS },
+            data: { generation: "1" },
+        });
         await Promise.all(
             members.map(async (m) => {
                 const cm = await fleet.waitFor(`ConfigMap ${NS}/${CM} in ${m.name}`, async () => m.client.get<ConfigMap>(cmPath()), 120_000, 200);
@@ -163,9 +171,11 @@ describe("LoopbackFleet", () => {
         const binding = await fleet.waitFor(
             `ResourceBinding ${CM}-configmap FullyApplied`,
             async () => {
-                const rb = await k.get<KubeObject & { status?: { conditions?: { type: string; status: string }[]; aggregatedStatus?: { clusterName: string; applied?: boolean }[] } }>(
-                    resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: `${CM}-configmap` }),
-                );
+                const rb = await k.get<
+                    KubeObject & {
+                        status?: { conditions?: { type: string; status: string }[]; aggregatedStatus?: { clusterName: string; applied?: boolean }[] };
+                    }
+                >(resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: `${CM}-configmap` }));
                 return rb?.status?.conditions?.some((c) => c.type === "FullyApplied" && c.status === "True") ? rb : undefined;
             },
             60_000,
@@ -176,7 +186,12 @@ describe("LoopbackFleet", () => {
         await k.mergePatch(cmPath(), { data: { generation: "2" } });
         await Promise.all(
             members.map(async (m) => {
-                await fleet.waitFor(`ConfigMap ${NS}/${CM} updated in ${m.name}`, async () => ((await m.client.get<ConfigMap>(cmPath()))?.data?.generation === "2" ? true : undefined), 120_000, 200);
+                await fleet.waitFor(
+                    `ConfigMap ${NS}/${CM} updated in ${m.name}`,
+                    async () => ((await m.client.get<ConfigMap>(cmPath()))?.data?.generation === "2" ? true : undefined),
+                    120_000,
+                    200,
+                );
                 measured.push({ what: `${m.name}: ConfigMap update -> member`, ms: Date.now() - tUpdate });
             }),
         );
@@ -186,7 +201,12 @@ describe("LoopbackFleet", () => {
         await k.delete(cmPath());
         await Promise.all(
             members.map(async (m) => {
-                await fleet.waitFor(`ConfigMap ${NS}/${CM} deleted from ${m.name}`, async () => ((await m.client.get(cmPath())) ? undefined : true), 120_000, 200);
+                await fleet.waitFor(
+                    `ConfigMap ${NS}/${CM} deleted from ${m.name}`,
+                    async () => ((await m.client.get(cmPath())) ? undefined : true),
+                    120_000,
+                    200,
+                );
                 measured.push({ what: `${m.name}: ConfigMap delete -> gone from member`, ms: Date.now() - tDelete });
             }),
         );
@@ -213,7 +233,11 @@ describe("LoopbackFleet", () => {
                 }
                 measured.push({ what: `${m.name}: Cluster delete -> Karmada-side Secrets collected`, ms: Date.now() - t });
                 // What Karmada propagated (the namespace) leaves the member with the Cluster.
-                await fleet.waitFor(`namespace ${NS} gone from ${m.name}`, async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: NS }))) ? undefined : true), 120_000);
+                await fleet.waitFor(
+                    `namespace ${NS} gone from ${m.name}`,
+                    async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: NS }))) ? undefined : true),
+                    120_000,
+                );
                 // `karmadactl unjoin --cluster-kubeconfig`: the member-side join objects.
                 await removeMemberJoinObjects(m.client, m.name);
                 await fleet.waitFor(

@@ -23,7 +23,7 @@ let sandbox: EngineSandbox;
 /** The chart's wait loop: until `curl` on etcd-client's service links connects (52: an empty reply counts). */
 const CHART_WAIT_LOOP =
     'while true; do ETCD_ENDPOINT=${ETCD_CLIENT_SERVICE_HOST}":"${ETCD_CLIENT_SERVICE_PORT}; ' +
-    "echo \"endpoint=$ETCD_ENDPOINT\"; curl --connect-timeout 2 ${ETCD_ENDPOINT} || [ $? -eq 52 ] && break; sleep 1; done";
+    'echo "endpoint=$ETCD_ENDPOINT"; curl --connect-timeout 2 ${ETCD_ENDPOINT} || [ $? -eq 52 ] && break; sleep 1; done';
 
 /** A pod shaped like the chart's karmada-apiserver: the wait loop as its init container, then a container that says it started. */
 function chartApiserverPod(name: string, namespace: string): KubeObject {
@@ -65,7 +65,10 @@ test("GKE's limit holds here: a critical-priority pod outside kube-system, witho
         spec: { priorityClassName: "system-node-critical", containers: [{ name: "c", image: SHELL_IMAGE }] },
     });
     // The ResourceQuota admission plugin returns a plain error here (apiserver's resourcequota/controller.go): HTTP 500.
-    expect({ status: refused.status, body: refused.body.slice(0, 300) }).toEqual({ status: 500, body: expect.stringContaining("insufficient quota to match these scopes") });
+    expect({ status: refused.status, body: refused.body.slice(0, 300) }).toEqual({
+        status: 500,
+        body: expect.stringContaining("insufficient quota to match these scopes"),
+    });
     await host.applyAll([criticalPodsQuota("no-quota", "critical-pods")]);
 });
 
@@ -94,7 +97,15 @@ test("pulumi up runs Kamino's etcd as three real members, one per node and zone,
                     {
                         name: "etcdctl",
                         image: ETCD_IMAGE,
-                        command: ["etcdctl", `--endpoints=${endpoints}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/tls.crt`, `--key=${pki}/tls.key`, "endpoint", "health"],
+                        command: [
+                            "etcdctl",
+                            `--endpoints=${endpoints}`,
+                            `--cacert=${pki}/ca.crt`,
+                            `--cert=${pki}/tls.crt`,
+                            `--key=${pki}/tls.key`,
+                            "endpoint",
+                            "health",
+                        ],
                         volumeMounts: [{ name: "certs", mountPath: pki, readOnly: true }],
                     },
                 ],
@@ -124,12 +135,18 @@ test("without an etcd-client Service the same wait loop never ends (the hang the
 });
 
 test("the defragmentation CronJob's Job runs: every member healthy, then one member at a time", async () => {
-    const cron = (await host.client.get(resourcePath("batch/v1", "cronjobs", { namespace: NS, name: "karmada-etcd-defrag" }))) as { spec: { jobTemplate: { spec: Record<string, unknown> } } };
-    await host.applyAll([{ apiVersion: "batch/v1", kind: "Job", metadata: { name: "defrag-now", namespace: NS }, spec: cron.spec.jobTemplate.spec } as KubeObject]);
+    const cron = (await host.client.get(resourcePath("batch/v1", "cronjobs", { namespace: NS, name: "karmada-etcd-defrag" }))) as {
+        spec: { jobTemplate: { spec: Record<string, unknown> } };
+    };
+    await host.applyAll([
+        { apiVersion: "batch/v1", kind: "Job", metadata: { name: "defrag-now", namespace: NS }, spec: cron.spec.jobTemplate.spec } as KubeObject,
+    ]);
     const done = await waitFor(
         "Job defrag-now finished",
         async () => {
-            const job = (await host.client.get(resourcePath("batch/v1", "jobs", { namespace: NS, name: "defrag-now" }))) as { status?: { succeeded?: number; failed?: number } };
+            const job = (await host.client.get(resourcePath("batch/v1", "jobs", { namespace: NS, name: "defrag-now" }))) as {
+                status?: { succeeded?: number; failed?: number };
+            };
             return job.status?.succeeded || job.status?.failed ? job.status : undefined;
         },
         { timeoutMs: 180_000, intervalMs: 1000 },
@@ -151,7 +168,14 @@ async function etcdctl(name: string, args: string[], endpoints = [n.members[0]])
                     {
                         name: "etcdctl",
                         image: ETCD_IMAGE,
-                        command: ["etcdctl", `--endpoints=${endpoints.map((m) => `https://${n.memberHost(m)}:2379`).join(",")}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/tls.crt`, `--key=${pki}/tls.key`, ...args],
+                        command: [
+                            "etcdctl",
+                            `--endpoints=${endpoints.map((m) => `https://${n.memberHost(m)}:2379`).join(",")}`,
+                            `--cacert=${pki}/ca.crt`,
+                            `--cert=${pki}/tls.crt`,
+                            `--key=${pki}/tls.key`,
+                            ...args,
+                        ],
                         volumeMounts: [{ name: "certs", mountPath: pki, readOnly: true }],
                     },
                 ],
@@ -184,7 +208,12 @@ test("a member whose volume is lost is replaced by docs/production.md's steps: r
     const sts = resourcePath("apps/v1", "statefulsets", { namespace: NS, name: n.statefulSet });
     const live = (await host.client.get(sts)) as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
     expect(live.spec.template.spec.containers[0].command[8]).toBe("--initial-cluster-state=new");
-    const patched = await host.client.request("PATCH", sts, [{ op: "replace", path: "/spec/template/spec/containers/0/command/8", value: "--initial-cluster-state=existing" }], "application/json-patch+json");
+    const patched = await host.client.request(
+        "PATCH",
+        sts,
+        [{ op: "replace", path: "/spec/template/spec/containers/0/command/8", value: "--initial-cluster-state=existing" }],
+        "application/json-patch+json",
+    );
     expect(patched.status).toBe(200);
     await host.client.delete(resourcePath("v1", "pods", { namespace: NS, name: last }));
     // 6. three members again, each healthy, the replaced one with a new ID.

@@ -41,7 +41,12 @@ const n = etcdClusterNames("karmada-system");
 /** Each member's pod IP: a loopback address of its own, so all three can bind the same ports. */
 const podIp = (i: number) => `127.0.10.${i + 1}`;
 
-type Container = { command: string[]; env: { name: string; valueFrom: { fieldRef: { fieldPath: string } } }[]; volumeMounts: { name: string; mountPath: string }[]; readinessProbe: { httpGet: { path: string; port: number } } };
+type Container = {
+    command: string[];
+    env: { name: string; valueFrom: { fieldRef: { fieldPath: string } } }[];
+    volumeMounts: { name: string; mountPath: string }[];
+    readinessProbe: { httpGet: { path: string; port: number } };
+};
 const spec = etcdStatefulSetSpec(n, { volumeSize: "1Gi", certificateRevision: "test" }) as unknown as { template: { spec: { containers: Container[] } } };
 const container = spec.template.spec.containers[0];
 
@@ -72,7 +77,12 @@ function memberCommand(i: number, etcdBinary: string): { command: string; args: 
     const fields: Record<string, string> = { "metadata.name": n.members[i], "status.podIP": podIp(i) };
     const env = Object.fromEntries(container.env.map((e) => [e.name, fields[e.valueFrom.fieldRef.fieldPath]]));
     const mounts = container.volumeMounts.map((m) => [m.mountPath, path.join(dir, n.members[i], m.name)] as const);
-    const args = container.command.slice(1).map((a) => mounts.reduce((s, [from, to]) => s.split(from).join(to), a.replace(/\$\((\w+)\)/g, (_, v: string) => env[v])));
+    const args = container.command.slice(1).map((a) =>
+        mounts.reduce(
+            (s, [from, to]) => s.split(from).join(to),
+            a.replace(/\$\((\w+)\)/g, (_, v: string) => env[v]),
+        ),
+    );
     expect(container.command[0]).toBe("etcd");
     const listen = args.findIndex((a) => a.startsWith("--listen-client-urls=") && a.endsWith(POD_LOCALHOST));
     expect(listen).toBeGreaterThan(-1);
@@ -81,7 +91,12 @@ function memberCommand(i: number, etcdBinary: string): { command: string; args: 
 }
 
 /** A call to a member's client API (etcd's JSON gateway) with the apiservers' client certificate, verified as the client Service's name. */
-function etcdCall(i: number, api: string, body: unknown, cert: { cert?: string; key?: string } = { cert: certs.clientCrt, key: certs.clientKey }): Promise<Record<string, unknown>> {
+function etcdCall(
+    i: number,
+    api: string,
+    body: unknown,
+    cert: { cert?: string; key?: string } = { cert: certs.clientCrt, key: certs.clientKey },
+): Promise<Record<string, unknown>> {
     return etcdGatewayCall({ host: podIp(i), ca: certs.caCrt, ...cert, servername: n.clientHost }, api, body);
 }
 
@@ -104,9 +119,13 @@ beforeAll(async () => {
     const records = n.members.flatMap((m, i) => [`${podIp(i)} ${n.memberHost(m)}`, `${podIp(i)} ${n.clientHost}`]);
     fs.writeFileSync(hostsFile, `${fs.readFileSync("/etc/hosts", "utf8")}\n${records.join("\n")}\n`);
     try {
-        execFileSync("/usr/bin/unshare", ["--mount", "/bin/sh", "-c", 'mount --bind "$0" /etc/hosts && getent hosts "$1"', hostsFile, n.clientHost], { stdio: "pipe" });
+        execFileSync("/usr/bin/unshare", ["--mount", "/bin/sh", "-c", 'mount --bind "$0" /etc/hosts && getent hosts "$1"', hostsFile, n.clientHost], {
+            stdio: "pipe",
+        });
     } catch (e) {
-        throw new Error(`this test runs each etcd member in a mount namespace of its own (unshare --mount, mount --bind), which this machine refused: ${(e as Error).message}`);
+        throw new Error(
+            `this test runs each etcd member in a mount namespace of its own (unshare --mount, mount --bind), which this machine refused: ${(e as Error).message}`,
+        );
     }
     for (const m of n.members) {
         fs.mkdirSync(path.join(dir, m, "data"), { recursive: true, mode: 0o700 });
@@ -131,7 +150,12 @@ beforeAll(async () => {
     const { command, args } = inPodNetwork(bins["kube-apiserver"], []);
     fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${[command, ...args].map((a) => `'${a}'`).join(" ")} "$@"\n`, { mode: 0o755 });
     kube = new KubeProcesses(supervisor, { ...bins, "kube-apiserver": wrapper }, 0, 1);
-    karmadaApi = kube.startApiserver(plan, n.servers, [`--etcd-prefix=${ETCD_REGISTRY_PREFIX}`, `--etcd-cafile=${pki}/ca.crt`, `--etcd-certfile=${pki}/tls.crt`, `--etcd-keyfile=${pki}/tls.key`]);
+    karmadaApi = kube.startApiserver(plan, n.servers, [
+        `--etcd-prefix=${ETCD_REGISTRY_PREFIX}`,
+        `--etcd-cafile=${pki}/ca.crt`,
+        `--etcd-certfile=${pki}/tls.crt`,
+        `--etcd-keyfile=${pki}/tls.key`,
+    ]);
     await kube.waitForReadyz(karmadaApi);
     apiserver = karmadaApi.client;
 });
@@ -143,23 +167,50 @@ afterAll(async () => {
 
 const configMapPath = (name: string) => resourcePath("v1", "configmaps", { namespace: "default", name });
 /** Writes a ConfigMap through the apiserver. */
-const writeConfigMap = (name: string) => apiserver.apply(configMapPath(name), { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { from: "karmada-etcd.test" } });
+const writeConfigMap = (name: string) =>
+    apiserver.apply(configMapPath(name), {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name, namespace: "default" },
+        data: { from: "karmada-etcd.test" },
+    });
 
 test("Kamino's objects off kind (etcd's StatefulSet, Services and PodDisruptionBudget; the API's load balancer) are valid for a real kube-apiserver, every field known", async () => {
     await apiserver.apply(resourcePath("v1", "namespaces", { name: n.namespace }), { apiVersion: "v1", kind: "Namespace", metadata: { name: n.namespace } });
     const metadata = (name: string) => ({ name, namespace: n.namespace, labels: etcdLabels(n) });
     const objects: [string, Record<string, unknown>][] = [
-        ["/apis/apps/v1", { apiVersion: "apps/v1", kind: "StatefulSet", metadata: metadata(n.statefulSet), spec: etcdStatefulSetSpec(n, { volumeSize: "8Gi", storageClass: "premium-rwo", certificateRevision: "r1" }) }],
+        [
+            "/apis/apps/v1",
+            {
+                apiVersion: "apps/v1",
+                kind: "StatefulSet",
+                metadata: metadata(n.statefulSet),
+                spec: etcdStatefulSetSpec(n, { volumeSize: "8Gi", storageClass: "premium-rwo", certificateRevision: "r1" }),
+            },
+        ],
         ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.statefulSet), spec: etcdPeerServiceSpec(n) }],
         ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(n.clientService), spec: etcdClientServiceSpec(n) }],
         ["/apis/policy/v1", { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: metadata(n.statefulSet), spec: etcdDisruptionBudgetSpec(n) }],
-        ["/api/v1", { apiVersion: "v1", kind: "Service", metadata: metadata(PUBLIC_SERVICE_NAME), spec: loadBalancerSpec({ host: "203.0.113.10", authorizedNetworks: ["203.0.113.0/24", "2001:db8::/32"] }) }],
+        [
+            "/api/v1",
+            {
+                apiVersion: "v1",
+                kind: "Service",
+                metadata: metadata(PUBLIC_SERVICE_NAME),
+                spec: loadBalancerSpec({ host: "203.0.113.10", authorizedNetworks: ["203.0.113.0/24", "2001:db8::/32"] }),
+            },
+        ],
     ];
     for (const [group, obj] of objects) {
         const plural = { StatefulSet: "statefulsets", Service: "services", PodDisruptionBudget: "poddisruptionbudgets" }[obj.kind as string]!;
         // A dry run: validated and defaulted as a create would be, nothing stored (the refusal test below creates its own).
         const res = await apiserver.request("POST", `${group}/namespaces/${n.namespace}/${plural}?dryRun=All&fieldValidation=Strict`, obj);
-        expect([obj.kind, (obj.metadata as { name: string }).name, res.status, res.status === 201 ? "" : res.body]).toEqual([obj.kind, (obj.metadata as { name: string }).name, 201, ""]);
+        expect([obj.kind, (obj.metadata as { name: string }).name, res.status, res.status === 201 ? "" : res.body]).toEqual([
+            obj.kind,
+            (obj.metadata as { name: string }).name,
+            201,
+            "",
+        ]);
     }
 });
 
@@ -172,7 +223,8 @@ test("the three members bootstrap as one cluster, each under its stable name", a
 test("a client needs the client certificate; a peer needs the peer name", async () => {
     await expect(etcdCall(0, "/v3/kv/range", { key: b64("/") }, {})).rejects.toThrow();
     // The peer port takes a member's certificate and refuses the apiservers' (signed by the same CA, another name).
-    const peer = (cert: string, key: string) => probe(`https://${podIp(2)}:2380/members`, { ca: certs.caCrt, cert, key, serverName: n.memberHost(n.members[2]) });
+    const peer = (cert: string, key: string) =>
+        probe(`https://${podIp(2)}:2380/members`, { ca: certs.caCrt, cert, key, serverName: n.memberHost(n.members[2]) });
     await expect(peer(certs.memberCrt, certs.memberKey)).resolves.toContain(n.members[0]);
     await expect(peer(certs.clientCrt, certs.clientKey)).rejects.toThrow();
 });
@@ -180,9 +232,16 @@ test("a client needs the client certificate; a peer needs the peer name", async 
 test("the apiserver keeps Karmada's objects under the registry prefix, on every member", async () => {
     await writeConfigMap("before-loss");
     for (const i of n.members.keys()) {
-        await waitFor(`${n.members[i]} has the ConfigMap`, async () => ((await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/before-loss`) ? true : undefined), {
-            timeoutMs: 10_000,
-        });
+        await waitFor(
+            `${n.members[i]} has the ConfigMap`,
+            async () =>
+                (await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/before-loss`)
+                    ? true
+                    : undefined,
+            {
+                timeoutMs: 10_000,
+            },
+        );
     }
 });
 
@@ -193,9 +252,16 @@ test("a member lost: the other two keep a quorum that takes writes; the member b
 
     members[0] = supervisor.restart(members[0]);
     await waitFor(`${n.members[0]} /readyz after its restart`, () => ready(0), { timeoutMs: 60_000, intervalMs: 500, watch: members });
-    await waitFor(`${n.members[0]} caught up`, async () => ((await keysAt(0, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/during-loss`) ? true : undefined), {
-        timeoutMs: 20_000,
-    });
+    await waitFor(
+        `${n.members[0]} caught up`,
+        async () =>
+            (await keysAt(0, `${ETCD_REGISTRY_PREFIX}/configmaps/default/`)).includes(`${ETCD_REGISTRY_PREFIX}/configmaps/default/during-loss`)
+                ? true
+                : undefined,
+        {
+            timeoutMs: 20_000,
+        },
+    );
     const list = await etcdCall(0, "/v3/cluster/member/list", {});
     expect((list.members as unknown[]).length).toBe(3);
 });
@@ -214,7 +280,21 @@ test("a snapshot restores into all three members, each under its own name (docs/
         const restored = path.join(dir, `restore-${i}`);
         execFileSync(
             bins.etcdutl,
-            ["snapshot", "restore", db, "--name", `karmada-etcd-${i}`, "--initial-cluster", peers, "--initial-cluster-token", "karmada-etcd", "--initial-advertise-peer-urls", `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`, "--data-dir", restored],
+            [
+                "snapshot",
+                "restore",
+                db,
+                "--name",
+                `karmada-etcd-${i}`,
+                "--initial-cluster",
+                peers,
+                "--initial-cluster-token",
+                "karmada-etcd",
+                "--initial-advertise-peer-urls",
+                `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`,
+                "--data-dir",
+                restored,
+            ],
             { stdio: "pipe" },
         );
         const data = path.join(dir, n.members[i], "data");
@@ -224,7 +304,8 @@ test("a snapshot restores into all three members, each under its own name (docs/
 
     // Step 6: the members back, then their clients.
     for (const i of [0, 1, 2]) members[i] = supervisor.restart(members[i]);
-    for (const i of [0, 1, 2]) await waitFor(`${n.members[i]} /readyz after the restore`, () => ready(i), { timeoutMs: 60_000, intervalMs: 500, watch: members });
+    for (const i of [0, 1, 2])
+        await waitFor(`${n.members[i]} /readyz after the restore`, () => ready(i), { timeoutMs: 60_000, intervalMs: 500, watch: members });
     karmadaApi.apiserver = supervisor.restart(karmadaApi.apiserver);
     await kube.waitForReadyz(karmadaApi);
 
@@ -238,13 +319,22 @@ test("a snapshot restores into all three members, each under its own name (docs/
 test("the real engine refuses a member count the running etcd cannot take, before anything is made", async () => {
     // This apiserver plays the host: an etcd of 3 runs there (its StatefulSet; no controller is needed to read it).
     const labels = { app: "karmada-etcd" };
-    await apiserver.apply(resourcePath("v1", "namespaces", { name: "karmada-system" }), { apiVersion: "v1", kind: "Namespace", metadata: { name: "karmada-system" } });
+    await apiserver.apply(resourcePath("v1", "namespaces", { name: "karmada-system" }), {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: "karmada-system" },
+    });
     const stsPath = resourcePath("apps/v1", "statefulsets", { namespace: "karmada-system", name: "karmada-etcd" });
     await apiserver.apply(stsPath, {
         apiVersion: "apps/v1",
         kind: "StatefulSet",
         metadata: { name: "karmada-etcd", namespace: "karmada-system" },
-        spec: { replicas: 3, serviceName: "karmada-etcd", selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "etcd", image: "registry.k8s.io/etcd:3.6.6-0" }] } } },
+        spec: {
+            replicas: 3,
+            serviceName: "karmada-etcd",
+            selector: { matchLabels: labels },
+            template: { metadata: { labels }, spec: { containers: [{ name: "etcd", image: "registry.k8s.io/etcd:3.6.6-0" }] } },
+        },
     } as never);
 
     const sandbox = new EngineSandbox(toolchainPath("engine"));
@@ -267,7 +357,9 @@ new KarmadaEtcd("karmada-etcd", { hostProvider: host, hostKubeconfig: kubeconfig
         );
         expect(failed).toMatch(/kamino:karmada\.etcd\.members = 5: Karmada's etcd runs with 3 members.*fix: set it back to 3/);
         // Nothing but the stack, its component and the providers: no object, no certificate.
-        const made = (((await stack.exportStack()).deployment as { resources?: { type: string; custom: boolean }[] }).resources ?? []).filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"));
+        const made = (((await stack.exportStack()).deployment as { resources?: { type: string; custom: boolean }[] }).resources ?? []).filter(
+            (r) => r.custom && !r.type.startsWith("pulumi:providers:"),
+        );
         expect(made.map((r) => r.type)).toEqual([]);
         expect(((await apiserver.get(stsPath)) as { spec: { replicas: number } }).spec.replicas).toBe(3);
     } finally {

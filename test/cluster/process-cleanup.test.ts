@@ -56,7 +56,9 @@ function nestedJest(dir: string, files: string, args: string[], id: string) {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on("close", (code, signal) => resolve({ code, signal })),
+    );
     return { child, exited, output: () => out };
 }
 
@@ -64,7 +66,11 @@ describe("process cleanup", () => {
     test("killTree kills a tree across process groups and sessions, forks in flight included, and leaves nothing", async () => {
         const id = crypto.randomBytes(6).toString("hex");
         // The tree, and a shell that keeps forking new sessions while it is killed.
-        const root = spawn("sh", ["-c", `(${TREE}) & while :; do setsid sleep 300 & sleep 0.01; done`], { detached: true, stdio: "ignore", env: { ...process.env, [PROBE]: id } });
+        const root = spawn("sh", ["-c", `(${TREE}) & while :; do setsid sleep 300 & sleep 0.01; done`], {
+            detached: true,
+            stdio: "ignore",
+            env: { ...process.env, [PROBE]: id },
+        });
         const exited = new Promise((r) => root.on("exit", r));
         await until("the tree and a few forks", () => living(id).length >= 20 && sessions(id) > 5);
         expect(processTree(root.pid!).length).toBeGreaterThanOrEqual(20);
@@ -85,8 +91,12 @@ describe("process cleanup", () => {
             dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-reaper-"));
             // Probe test files: each starts the tree, detached, and leaves it running.
             const tree = `const tree = () => require("child_process").spawn("sh", ["-c", ${JSON.stringify(TREE)}], { detached: true, stdio: "ignore", env: { ...process.env, ${PROBE}: process.env.${PROBE}_ID } }).unref();\n`;
-            fs.writeFileSync(path.join(dir, "fail.probe.js"), `${tree}beforeAll(() => { tree(); throw new Error("beforeAll fails"); });\ntest("never runs", () => {});\n`);
-            for (const f of ["hang1.probe.js", "hang2.probe.js"]) fs.writeFileSync(path.join(dir, f), `${tree}test("hangs", () => { tree(); return new Promise(() => {}); }, 600000);\n`);
+            fs.writeFileSync(
+                path.join(dir, "fail.probe.js"),
+                `${tree}beforeAll(() => { tree(); throw new Error("beforeAll fails"); });\ntest("never runs", () => {});\n`,
+            );
+            for (const f of ["hang1.probe.js", "hang2.probe.js"])
+                fs.writeFileSync(path.join(dir, f), `${tree}test("hangs", () => { tree(); return new Promise(() => {}); }, 600000);\n`);
         });
         afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -94,7 +104,10 @@ describe("process cleanup", () => {
             const id = crypto.randomBytes(6).toString("hex");
             const run = nestedJest(dir, "fail.probe.js", ["--runInBand"], id);
             const { code } = await run.exited;
-            expect([code, run.output()]).toEqual([1, expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)/)]);
+            expect([code, run.output()]).toEqual([
+                1,
+                expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)/),
+            ]);
             expect(living(id)).toEqual([]);
         }, 120_000);
 

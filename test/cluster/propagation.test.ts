@@ -12,7 +12,17 @@ import * as path from "path";
 import * as YAML from "yaml";
 import { EngineSandbox, stepRecorder, toolchainPath } from "../support/engine";
 import { LICENSE, loopbackStack } from "./loopback-stack";
-import { CLUSTER_API_VERSION, clusterCondition, IkoPlayer, KarmadaClusterObject, KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+import {
+    CLUSTER_API_VERSION,
+    clusterCondition,
+    IkoPlayer,
+    KarmadaClusterObject,
+    KubeClient,
+    KubeObject,
+    LoopbackFleet,
+    resourcePath,
+    waitFor,
+} from "./harness";
 
 jest.setTimeout(40 * 60_000);
 
@@ -39,7 +49,9 @@ function execPluginKubeconfig(adminKubeconfig: string, dir: string): string {
         { mode: 0o600 },
     );
     const plugin = path.join(dir, "credential-plugin.sh");
-    fs.writeFileSync(plugin, `#!/bin/sh\n# Counts its runs, so the test can tell it was used.\necho x >> "${plugin}.runs"\ncat "${credential}"\n`, { mode: 0o700 });
+    fs.writeFileSync(plugin, `#!/bin/sh\n# Counts its runs, so the test can tell it was used.\necho x >> "${plugin}.runs"\ncat "${credential}"\n`, {
+        mode: 0o700,
+    });
     const file = path.join(dir, "exec.kubeconfig");
     admin.users[0].user = { exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" } };
     fs.writeFileSync(file, YAML.stringify(admin), { mode: 0o600 });
@@ -54,7 +66,12 @@ type Timings = Record<string, number>;
 const report: Record<string, Timings> = {};
 
 afterAll(() => {
-    const lines = Object.entries(report).map(([k, t]) => `${k}: ${Object.entries(t).map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)} s`).join(", ")}`);
+    const lines = Object.entries(report).map(
+        ([k, t]) =>
+            `${k}: ${Object.entries(t)
+                .map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)} s`)
+                .join(", ")}`,
+    );
     console.log(`pulumi on the loopback fleet\n${lines.join("\n")}`);
     if (process.env.KAMINO_CLUSTER_TIMINGS_FILE) fs.writeFileSync(process.env.KAMINO_CLUSTER_TIMINGS_FILE, JSON.stringify(report, null, 2));
 });
@@ -119,11 +136,15 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     test("while up waits, the waiting components show what they wait on as it changes, and how each wait ended", () => {
         // The CRD wait, on the CrdMirror: IKO's CRD on the host, then one line when found.
         const onMirror = progress.filter((i) => i.urn.endsWith("kamino:index:CrdMirror::iris-crd"));
-        expect(onMirror.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(/^CRD irisclusters\.intersystems\.com found on ikofett \(waited \d+s\)$/)]);
+        expect(onMirror.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([
+            expect.stringMatching(/^CRD irisclusters\.intersystems\.com found on ikofett \(waited \d+s\)$/),
+        ]);
         // The running-wait, on the FederatedIrisCluster: the phases the harness plays, changes only, then where it runs.
         const onIris = progress.filter((i) => i.urn.endsWith("kamino:index:FederatedIrisCluster::federated-iris"));
         const updates = onIris.filter((i) => i.ephemeral).map((i) => i.message);
-        expect(updates.some((m) => /^waiting for IRIS to run: .*ikoclone\d* Creating \(Ready=False: IRISStarting: IRIS pods are starting\)/.test(m))).toBe(true);
+        expect(updates.some((m) => /^waiting for IRIS to run: .*ikoclone\d* Creating \(Ready=False: IRISStarting: IRIS pods are starting\)/.test(m))).toBe(
+            true,
+        );
         expect(new Set(updates.map((m) => m.replace(/ \(waited \d+[smh\d]*\)$/, ""))).size).toBe(updates.length);
         const done = `IrisCluster default/federated-iris runs on ${members.join(", ")}`;
         expect(onIris.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(new RegExp(`^${done} \\(waited \\d+s\\)$`))]);
@@ -135,7 +156,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
 
     test("when up returns, federated-iris already runs on every member", async () => {
         for (const m of members) {
-            const copy = await clientOf(m).get<KubeObject & { status?: { phase?: string } }>(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }));
+            const copy = await clientOf(m).get<KubeObject & { status?: { phase?: string } }>(
+                resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }),
+            );
             expect([m, copy?.status?.phase]).toEqual([m, "Running"]);
         }
     });
@@ -149,7 +172,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
                 .then((o) => process.stdout.write(JSON.stringify(o)));`;
         const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script, hostKubeconfig], { encoding: "utf8" });
         // Exactly what the API served (the library's typed models would rename schema fields).
-        const live = await fleet.host.client.get(resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: "irisclusters.intersystems.com" }));
+        const live = await fleet.host.client.get(
+            resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: "irisclusters.intersystems.com" }),
+        );
         expect(JSON.parse(out)).toEqual(live);
         expect(pluginRuns(hostKubeconfig)).toBe(before + 1);
     });
@@ -163,10 +188,14 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         await timed("members Ready", () =>
             Promise.all(
                 members.map((m) =>
-                    waitFor(`Cluster ${m} Ready`, async () => {
-                        const c = await karmada().get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
-                        return clusterCondition(c, "Ready")?.status === "True" ? c : undefined;
-                    }, WAIT),
+                    waitFor(
+                        `Cluster ${m} Ready`,
+                        async () => {
+                            const c = await karmada().get<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }));
+                            return clusterCondition(c, "Ready")?.status === "True" ? c : undefined;
+                        },
+                        WAIT,
+                    ),
                 ),
             ),
         );
@@ -181,14 +210,20 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         await timed("federated-iris on all members", () =>
             Promise.all(
                 members.map(async (m) => {
-                    const copy = await waitFor(`federated-iris on ${m}`, () => clientOf(m).get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })), WAIT);
+                    const copy = await waitFor(
+                        `federated-iris on ${m}`,
+                        () => clientOf(m).get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
+                        WAIT,
+                    );
                     expect(copy.spec).toEqual(template!.spec);
                     expect(copy.metadata?.labels).toMatchObject({ "karmada.io/managed": "true" });
                 }),
             ),
         );
         // The host is not a member: nothing is propagated there.
-        expect(await fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))).toBeUndefined();
+        expect(
+            await fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
+        ).toBeUndefined();
     });
 
     test("Karmada judges IrisCluster health with Kamino's interpreter, and aggregates status onto the template", async () => {
@@ -206,17 +241,32 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
             return h && Object.values(h).every((x) => x === "Healthy" || x === "Unhealthy") ? h : undefined;
         };
         // IKO (played) reports Running, so Kamino's interpreter must say Healthy, on every member.
-        expect(await timed("health judged", () => waitFor("health judged on every member", judged, WAIT))).toEqual(Object.fromEntries(members.map((m) => [m, "Healthy"])));
-        const template = await waitFor("template status Running", async () => {
-            const t = await karmada().get<KubeObject & { status?: { phase?: string; clusters?: unknown[] } }>(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }));
-            return t?.status?.phase === "Running" ? t : undefined;
-        }, WAIT);
+        expect(await timed("health judged", () => waitFor("health judged on every member", judged, WAIT))).toEqual(
+            Object.fromEntries(members.map((m) => [m, "Healthy"])),
+        );
+        const template = await waitFor(
+            "template status Running",
+            async () => {
+                const t = await karmada().get<KubeObject & { status?: { phase?: string; clusters?: unknown[] } }>(
+                    resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }),
+                );
+                return t?.status?.phase === "Running" ? t : undefined;
+            },
+            WAIT,
+        );
         expect(template.status!.clusters).toHaveLength(members.length);
     });
 
     test("the synced Secret exists on every member, with its value", async () => {
         for (const m of members) {
-            const s = await waitFor(`iris-key-secret on ${m}`, () => clientOf(m).get<KubeObject & { data?: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" })), WAIT);
+            const s = await waitFor(
+                `iris-key-secret on ${m}`,
+                () =>
+                    clientOf(m).get<KubeObject & { data?: Record<string, string> }>(
+                        resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" }),
+                    ),
+                WAIT,
+            );
             expect(Buffer.from(s.data!["iris.key"], "base64").toString()).toBe(LICENSE);
         }
     });
@@ -243,14 +293,30 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         expect(result.summary.result).toBe("succeeded");
         for (const m of members) {
             const c = clientOf(m);
-            await waitFor(`federated-iris gone from ${m}`, async () => ((await c.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))) ? undefined : true), WAIT);
-            await waitFor(`iris-key-secret gone from ${m}`, async () => ((await c.get(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" }))) ? undefined : true), WAIT);
-            await waitFor(`karmada-cluster namespace gone from ${m}`, async () => ((await c.get(resourcePath("v1", "namespaces", { name: "karmada-cluster" }))) ? undefined : true), WAIT);
+            await waitFor(
+                `federated-iris gone from ${m}`,
+                async () =>
+                    (await c.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })))
+                        ? undefined
+                        : true,
+                WAIT,
+            );
+            await waitFor(
+                `iris-key-secret gone from ${m}`,
+                async () => ((await c.get(resourcePath("v1", "secrets", { namespace: "iris", name: "iris-key-secret" }))) ? undefined : true),
+                WAIT,
+            );
+            await waitFor(
+                `karmada-cluster namespace gone from ${m}`,
+                async () => ((await c.get(resourcePath("v1", "namespaces", { name: "karmada-cluster" }))) ? undefined : true),
+                WAIT,
+            );
             expect(await karmada().get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
         }
-        expect(await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }))).toBeUndefined();
+        expect(
+            await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
+        ).toBeUndefined();
         const state = await stack.exportStack();
         expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
     });
 });
-

@@ -47,10 +47,14 @@ describe("failover of a Pull member", () => {
     /** `npm run failback`, as a user runs it (its own process, the stack's outputs). */
     const failBack = async () => {
         const t = Date.now();
-        const { stdout } = await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", "pull-dr"], {
-            cwd: suite.sandbox.project,
-            env: { ...process.env, ...suite.sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
-        });
+        const { stdout } = await promisify(execFile)(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", "pull-dr"],
+            {
+                cwd: suite.sandbox.project,
+                env: { ...process.env, ...suite.sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
+            },
+        );
         expect(stdout).toMatch(new RegExp(`^IrisCluster ${ID} moved from ${BACKUP} to ${FIRST}`));
         await runsOn(fleet, ID, FIRST);
         await goneFrom(fleet, ID, BACKUP);
@@ -98,7 +102,11 @@ describe("failover of a Pull member", () => {
     const loseForGood = async (member: string) => {
         await suite.agents.pause(member);
         await fleet.stopApiServer(member);
-        await waitFor(`Cluster ${member} not Ready`, async () => ((await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True" ? true : undefined), WAIT);
+        await waitFor(
+            `Cluster ${member} not Ready`,
+            async () => ((await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True" ? true : undefined),
+            WAIT,
+        );
     };
     const recovered = (rec: { code: number | null; output: string }) => {
         if (rec.code !== 0) throw new Error(`npm run recover exited ${rec.code}:\n${rec.output.slice(-4000)}`);
@@ -114,7 +122,9 @@ describe("failover of a Pull member", () => {
         await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(alone) });
         const lines = recovered(await suite.report.timed("Pull member lost: removed from config, npm run recover", () => recover(suite.sandbox, "pull-dr")));
         suite.report.note(lines.join("\n"));
-        expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^recover: ${BACKUP} joins by Pull and cannot be reached: deleting its Cluster from Karmada first`)));
+        expect(lines).toContainEqual(
+            expect.stringMatching(new RegExp(`^recover: ${BACKUP} joins by Pull and cannot be reached: deleting its Cluster from Karmada first`)),
+        );
         expect(await clusterOf(fleet, BACKUP)).toBeUndefined();
         await runsOn(fleet, ID, FIRST);
         const noop = await stack.up({ expectNoChanges: true });
@@ -123,14 +133,21 @@ describe("failover of a Pull member", () => {
 
     test("a destroy with the primary lost for good is finished by npm run recover --destroy: nothing left on Karmada or the host", async () => {
         await loseForGood(FIRST);
-        const lines = recovered(await suite.report.timed("Pull member lost: npm run recover --destroy", () => recover(suite.sandbox, "pull-dr", { destroy: true })));
+        const lines = recovered(
+            await suite.report.timed("Pull member lost: npm run recover --destroy", () => recover(suite.sandbox, "pull-dr", { destroy: true })),
+        );
         suite.report.note(lines.join("\n"));
         expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^recover: ${FIRST} joins by Pull and cannot be reached`)));
         expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
-        for (const [name, client] of [["karmada", fleet.karmada.client], ["host", fleet.host.client]] as const) {
-            await waitFor(`no Kamino objects left on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(async (e) => {
-                throw new Error(`${(e as Error).message}: ${(await kaminoObjects(client)).join(", ")}`);
-            });
+        for (const [name, client] of [
+            ["karmada", fleet.karmada.client],
+            ["host", fleet.host.client],
+        ] as const) {
+            await waitFor(`no Kamino objects left on ${name}`, async () => ((await kaminoObjects(client)).length === 0 ? true : undefined), WAIT).catch(
+                async (e) => {
+                    throw new Error(`${(e as Error).message}: ${(await kaminoObjects(client)).join(", ")}`);
+                },
+            );
         }
     });
 });

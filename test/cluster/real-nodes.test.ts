@@ -46,7 +46,12 @@ test("pods run: IPs, a ClusterIP Service across nodes, cluster DNS, service link
                 ],
             },
         } as KubeObject,
-        { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] } } as KubeObject,
+        {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "web", namespace: "default" },
+            spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] },
+        } as KubeObject,
     ]);
     const web = await waitForPodPhase(cluster.client, "default", "web", ["Running"], 120_000);
     expect(web.status?.podIP).toMatch(/^10\.244\.0\.\d+$/);

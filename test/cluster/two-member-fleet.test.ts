@@ -17,7 +17,8 @@ const MEMBERS = ["ikoclone", "ikoclone2"];
 const shared = sharedFleet({ hostName: "ikofett", members: MEMBERS });
 
 test("every suite here expects the shared fleet's members", () => {
-    for (const names of [MEMBER_ACCESS_MEMBERS, DEPENDENCIES_MEMBERS, PULL_MEMBERS_MEMBERS, PREVIEW_DIFF_MEMBERS, FAILOVER_MEMBERS]) expect([...names].sort()).toEqual(MEMBERS);
+    for (const names of [MEMBER_ACCESS_MEMBERS, DEPENDENCIES_MEMBERS, PULL_MEMBERS_MEMBERS, PREVIEW_DIFF_MEMBERS, FAILOVER_MEMBERS])
+        expect([...names].sort()).toEqual(MEMBERS);
 });
 
 describe("member access", () => memberAccessSuite(shared));

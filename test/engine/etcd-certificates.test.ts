@@ -37,7 +37,9 @@ test("created once with its keys as secrets; a preview then changes nothing; oth
     const state = fs.readFileSync(stateFile, "utf8");
     expect(state.includes("PRIVATE KEY")).toBe(false);
     expect(state.includes("BEGIN CERTIFICATE")).toBe(true); // the certificates are public
-    const resource = (JSON.parse(state).checkpoint.latest as { resources: { type: string; outputs: Record<string, unknown> }[] }).resources.find((r) => r.type === "pulumi-nodejs:dynamic/kamino:EtcdCertificates")!;
+    const resource = (JSON.parse(state).checkpoint.latest as { resources: { type: string; outputs: Record<string, unknown> }[] }).resources.find(
+        (r) => r.type === "pulumi-nodejs:dynamic/kamino:EtcdCertificates",
+    )!;
     for (const key of ["caKey", "memberKey", "clientKey"]) expect(Object.keys(resource.outputs[key] as object)).toContain("ciphertext");
 
     const again = await stack.preview();

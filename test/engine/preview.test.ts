@@ -153,7 +153,8 @@ describe("the dev fleet with its clusters declared `existing`, fresh state", () 
     test("every Kubernetes object carries patch-force, so a later up takes its fields back; Helm releases are not objects", () => {
         const objects = steps.filter((s) => s.type.startsWith("kubernetes:") && s.type !== "kubernetes:helm.sh/v3:Release");
         expect(objects.length).toBeGreaterThan(10);
-        const annotation = (s: (typeof steps)[number]) => (s.inputs?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.["pulumi.com/patchForce"];
+        const annotation = (s: (typeof steps)[number]) =>
+            (s.inputs?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.["pulumi.com/patchForce"];
         expect(objects.filter((s) => annotation(s) !== "true").map((s) => s.urn)).toEqual([]);
         expect(steps.filter((s) => s.type === "kubernetes:helm.sh/v3:Release").every((s) => s.inputs?.metadata === undefined)).toBe(true);
     });
@@ -168,7 +169,7 @@ test("a config error prints its message once, as Pulumi prints a RunError: no st
     const { runPulumi } = await import("../support/pulumi-cli");
     const { code, output } = await runPulumi(sandbox, stack.name, ["preview"]);
     expect(code).not.toBe(0);
-    expect(output).toContain("kamino:clusters[0].name = \"Ikofett\": cluster name must be a DNS-1123 label");
+    expect(output).toContain('kamino:clusters[0].name = "Ikofett": cluster name must be a DNS-1123 label');
     // Each problem line once in all the output; the heading once among the diagnostics (the progress
     // line above them echoes an error's first line, as the CLI does for every error).
     expect(output.split('kamino:clusters[0].name = "Ikofett"').length - 1).toBe(1);

@@ -117,7 +117,14 @@ export function stepRecorder(): { steps: PlannedStep[]; diagnostics: string[]; o
             const m = e.resourcePreEvent?.metadata;
             if (m) {
                 const parent = m.new?.parent ?? m.old?.parent;
-                steps.push({ op: m.op, urn: m.urn, type: m.type, parentType: parent ? parent.split("::")[2]?.split("$").pop() : undefined, provider: m.provider, inputs: m.new?.inputs });
+                steps.push({
+                    op: m.op,
+                    urn: m.urn,
+                    type: m.type,
+                    parentType: parent ? parent.split("::")[2]?.split("$").pop() : undefined,
+                    provider: m.provider,
+                    inputs: m.new?.inputs,
+                });
             }
             const d = e.diagnosticEvent;
             if (d && (d.severity === "warning" || d.severity === "error")) diagnostics.push(`${d.severity}: ${d.message.trim()}`);

@@ -64,5 +64,7 @@ export function karmadaValidators(): Record<string, ValidateFunction> {
 
 /** Readable validation errors. */
 export function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
-    return (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params && "additionalProperty" in e.params ? ` '${e.params.additionalProperty}'` : ""}`);
+    return (errors ?? []).map(
+        (e) => `${e.instancePath || "/"} ${e.message}${e.params && "additionalProperty" in e.params ? ` '${e.params.additionalProperty}'` : ""}`,
+    );
 }

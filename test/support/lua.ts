@@ -9,7 +9,9 @@ export function toLua(v: unknown): string {
     if (typeof v === "string") return JSON.stringify(v);
     if (typeof v === "number" || typeof v === "boolean") return String(v);
     if (Array.isArray(v)) return `{${v.map(toLua).join(", ")}}`;
-    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `[${JSON.stringify(k)}] = ${toLua(x)}`).join(", ")}}`;
+    return `{${Object.entries(v as Record<string, unknown>)
+        .map(([k, x]) => `[${JSON.stringify(k)}] = ${toLua(x)}`)
+        .join(", ")}}`;
 }
 
 // Our own small encoder: a table with keys 1..n is an array, any other table an object.

@@ -36,7 +36,9 @@ export const LIVE_IRIS_CRD = {
         group: "intersystems.com",
         scope: "Namespaced",
         names: { kind: "IrisCluster", plural: "irisclusters", singular: "iriscluster", listKind: "IrisClusterList" },
-        versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+        versions: [
+            { name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } },
+        ],
         conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "iko", namespace: "iko" } } } },
     },
     status: { acceptedNames: { kind: "IrisCluster" } },
@@ -84,14 +86,34 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
         return state;
     }
     if (a.type === "pulumi-nodejs:dynamic/kamino:AgentCertificate" && !preview) {
-        return { ...state, certificate: FAKE_AGENT_CERT, privateKey: "FAKE-AGENT-KEY", notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2027-12-01T00:00:00.000Z" };
+        return {
+            ...state,
+            certificate: FAKE_AGENT_CERT,
+            privateKey: "FAKE-AGENT-KEY",
+            notBefore: "2026-12-01T00:00:00.000Z",
+            notAfter: "2027-12-01T00:00:00.000Z",
+        };
     }
     if (a.type === "pulumi-nodejs:dynamic/kamino:EtcdCertificates" && !preview) {
         const pem = (what: string) => `-----BEGIN ${what}-----\nFAKE-ETCD\n-----END ${what}-----\n`;
-        return { ...state, caCrt: pem("CERTIFICATE"), caKey: pem("RSA PRIVATE KEY"), memberCrt: pem("CERTIFICATE"), memberKey: FAKE_ETCD_MEMBER_KEY, clientCrt: pem("CERTIFICATE"), clientKey: FAKE_ETCD_CLIENT_KEY, notBefore: "2026-12-01T00:00:00.000Z", notAfter: "2029-11-30T00:00:00.000Z" };
+        return {
+            ...state,
+            caCrt: pem("CERTIFICATE"),
+            caKey: pem("RSA PRIVATE KEY"),
+            memberCrt: pem("CERTIFICATE"),
+            memberKey: FAKE_ETCD_MEMBER_KEY,
+            clientCrt: pem("CERTIFICATE"),
+            clientKey: FAKE_ETCD_CLIENT_KEY,
+            notBefore: "2026-12-01T00:00:00.000Z",
+            notAfter: "2029-11-30T00:00:00.000Z",
+        };
     }
     if (a.type === "gcp:compute/address:Address" && !preview) {
-        return { ...state, address: a.name.startsWith("karmada-address") ? FAKE_KARMADA_ADDRESS : fakeNatAddress(a.name), selfLink: `https://www.googleapis.com/compute/v1/projects/p/regions/r/addresses/${a.inputs.name}` };
+        return {
+            ...state,
+            address: a.name.startsWith("karmada-address") ? FAKE_KARMADA_ADDRESS : fakeNatAddress(a.name),
+            selfLink: `https://www.googleapis.com/compute/v1/projects/p/regions/r/addresses/${a.inputs.name}`,
+        };
     }
     if (a.type === "gcp:serviceaccount/account:Account" && !preview) {
         const email = `${a.inputs.accountId}@${a.inputs.project}.iam.gserviceaccount.com`;
@@ -186,9 +208,7 @@ export function providerName(r: Registered): string | undefined {
 export function stackConfig(file: string, overrides: Record<string, unknown> = {}): Record<string, string> {
     const doc = YAML.parse(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
     const merged = { ...doc.config, ...overrides };
-    return Object.fromEntries(
-        Object.entries(merged).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
-    );
+    return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
 }
 
 /** The fixture chart used wherever the real IKO chart would be. */

@@ -100,7 +100,9 @@ export function sweepRealNodes(tag: string, network = "", opts: { dryRun?: boole
         quiet("umount", ["-l", m]);
         report.unmounted++;
     }
-    for (const ns of quiet("ip", ["netns", "list"]).split("\n").map((l) => l.split(" ")[0])) {
+    for (const ns of quiet("ip", ["netns", "list"])
+        .split("\n")
+        .map((l) => l.split(" ")[0])) {
         if (ns.startsWith(`km${scope}`)) {
             quiet("ip", ["netns", "delete", ns]);
             report.netns.push(ns);
@@ -113,9 +115,13 @@ export function sweepRealNodes(tag: string, network = "", opts: { dryRun?: boole
             report.links.push(name);
         }
     }
-    for (const h of fs.readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" "))) {
+    for (const h of fs
+        .readFileSync("/proc/self/mounts", "utf8")
+        .split("\n")
+        .map((l) => l.split(" "))) {
         if (h[2] !== "cgroup" && h[2] !== "cgroup2") continue;
-        for (const e of fs.existsSync(h[1]) ? fs.readdirSync(h[1]) : []) if (e.startsWith(`kmb${scope}`)) report.cgroups += removeCgroupTree(path.join(h[1], e));
+        for (const e of fs.existsSync(h[1]) ? fs.readdirSync(h[1]) : [])
+            if (e.startsWith(`kmb${scope}`)) report.cgroups += removeCgroupTree(path.join(h[1], e));
     }
     fs.rmSync(root, { recursive: true, force: true });
     return report;
@@ -134,7 +140,10 @@ export function findRealNodes(tag: string, network = ""): SweepReport {
         .map((line) => /^\d+:\s+([^:@]+)/.exec(line)?.[1])
         .filter((n): n is string => !!n && (n.startsWith(`kmb${scope}`) || n.startsWith(`kmv${scope}`)));
     let cgroups = 0;
-    for (const h of fs.readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" "))) {
+    for (const h of fs
+        .readFileSync("/proc/self/mounts", "utf8")
+        .split("\n")
+        .map((l) => l.split(" "))) {
         if ((h[2] === "cgroup" || h[2] === "cgroup2") && fs.existsSync(h[1])) cgroups += fs.readdirSync(h[1]).filter((e) => e.startsWith(`kmb${scope}`)).length;
     }
     return { killed: runProcesses(scope, root).length, unmounted: runMounts(root).length, netns, links, cgroups };

@@ -63,7 +63,12 @@ export function startPulumi(sandbox: PulumiSandbox, stack: string, args: string[
 }
 
 /** Runs `pulumi <args>` on `stack` to the end. */
-export async function runPulumi(sandbox: PulumiSandbox, stack: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+export async function runPulumi(
+    sandbox: PulumiSandbox,
+    stack: string,
+    args: string[],
+    env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
     const p = startPulumi(sandbox, stack, args, env);
     const code = await p.exited;
     return { code, output: p.output() };

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
                 out.etcdCreated = new X509Certificate(created.outs.memberCrt).subjectAltName ?? "";
             }
         } catch (e) {
-            out[name] = String((e as Error).message).split("\n").slice(0, 4).join(" | ");
+            out[name] = String((e as Error).message)
+                .split("\n")
+                .slice(0, 4)
+                .join(" | ");
         }
     }
     process.stdout.write(`${JSON.stringify(out)}\n`);

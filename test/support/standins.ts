@@ -99,7 +99,13 @@ export class StandinHost {
     /** Every kind/docker invocation so far. */
     calls(): string[] {
         const f = path.join(this.state, "calls");
-        return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").filter((l) => l !== "") : [];
+        return fs.existsSync(f)
+            ? fs
+                  .readFileSync(f, "utf8")
+                  .trim()
+                  .split("\n")
+                  .filter((l) => l !== "")
+            : [];
     }
 
     /** Runs a script as the command provider does (`<shell> -c`), with stdin and extra environment. */

@@ -40,23 +40,40 @@ describe("kill moments", () => {
         ];
         expect(runState(out.join("\n"))).toEqual({ phase: "start", phases: [], underWay: [] });
         out.push(" +  kubernetes:helm.sh/v3:Release ikoclone-iko-iko creating (1s)");
-        expect(runState(out.join("\n"))).toEqual({ phase: "helm-installs", phases: ["helm-installs"], underWay: ["kubernetes:helm.sh/v3:Release ikoclone-iko-iko"] });
-        out.push(" +  kubernetes:helm.sh/v3:Release ikoclone-iko-iko created (9s)", " +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster creating (0s)");
+        expect(runState(out.join("\n"))).toEqual({
+            phase: "helm-installs",
+            phases: ["helm-installs"],
+            underWay: ["kubernetes:helm.sh/v3:Release ikoclone-iko-iko"],
+        });
+        out.push(
+            " +  kubernetes:helm.sh/v3:Release ikoclone-iko-iko created (9s)",
+            " +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster creating (0s)",
+        );
         expect(runState(out.join("\n")).phase).toBe("joins");
         // Side by side: another member's Helm install under way with this member's join.
-        const sideBySide = [...out, " +  kubernetes:helm.sh/v3:Release ikoclone2-iko-iko creating (0s)", " +  kubernetes:core/v1:ServiceAccount ikoclone-member-sa creating (0s)"].join("\n");
+        const sideBySide = [
+            ...out,
+            " +  kubernetes:helm.sh/v3:Release ikoclone2-iko-iko creating (0s)",
+            " +  kubernetes:core/v1:ServiceAccount ikoclone-member-sa creating (0s)",
+        ].join("\n");
         expect(runState(sideBySide).phases.sort()).toEqual(["helm-installs", "joins"]);
-        out.push(" +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster created (1s)", " +  kubernetes:intersystems.com/v1alpha1:IrisCluster federated-iris-template created (0.2s)");
+        out.push(
+            " +  kubernetes:cluster.karmada.io/v1alpha1:Cluster ikoclone-member-cluster created (1s)",
+            " +  kubernetes:intersystems.com/v1alpha1:IrisCluster federated-iris-template created (0.2s)",
+        );
         // Templates created and nothing under way: the run waits for IRIS to run.
         expect(runState(out.join("\n"))).toEqual({ phase: "running-wait", phases: ["running-wait"], underWay: [] });
     });
 
     test("a destroy's deletes are read the same way", () => {
-        const out = " -  kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy iriscluster-propagate deleting (0s)\n -  kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition irisclusters-crd deleting (0s)";
+        const out =
+            " -  kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy iriscluster-propagate deleting (0s)\n -  kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition irisclusters-crd deleting (0s)";
         expect(runState(out).underWay).toHaveLength(2);
         expect(runState(out).phase).toBe("crd-copy");
         // The interpreter goes with the CRD copy; Karmada-side namespaces with the policies.
-        expect(runState(" -  kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization iris-interpreter-customization deleting (0s)").phase).toBe("crd-copy");
+        expect(runState(" -  kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization iris-interpreter-customization deleting (0s)").phase).toBe(
+            "crd-copy",
+        );
         expect(runState(" -  kubernetes:core/v1:Namespace karmada-ns-iris deleting (0s)").phase).toBe("policies");
         expect(runState(" -  kubernetes:core/v1:Namespace ikoclone-iko-ns deleting (0s)").phase).toBe("add-ons");
     });

@@ -26,7 +26,12 @@ const provider = (name: string) => new k8s.Provider(name, { kubeconfig: "unused"
 test("KindCluster: create/delete commands, secret kubeconfigs, a provider with a static identifier", async () => {
     const kind = new KindCluster("c", { kindName: "lab-c", workers: 2 });
     await run.settle();
-    expect(run.ofType("command:local:Command").map((c) => c.name).sort()).toEqual(["c-internal-kubeconfig", "c-kind", "c-kubeconfig"]);
+    expect(
+        run
+            .ofType("command:local:Command")
+            .map((c) => c.name)
+            .sort(),
+    ).toEqual(["c-internal-kubeconfig", "c-kind", "c-kubeconfig"]);
     expect(YAML.parse(run.get("command:local:Command", "c-kind").inputs.stdin).nodes).toHaveLength(3);
     expect(await pulumi.isSecret(kind.kubeconfig)).toBe(true);
     expect(await pulumi.isSecret(kind.internalKubeconfig)).toBe(true);
@@ -51,26 +56,54 @@ test("ExistingCluster: reads the kubeconfig file as a secret and takes the API e
 });
 
 test("GkeCluster: exec-plugin kubeconfig (secret), endpoint, Karmada topology", async () => {
-    const gke = new GkeCluster("g", { clusterName: "g", project: "p", region: "europe-west4", nodeCount: 1, machineType: "e2-medium", releaseChannel: "STABLE", authorizedNetworks: ["203.0.113.7/32"] });
+    const gke = new GkeCluster("g", {
+        clusterName: "g",
+        project: "p",
+        region: "europe-west4",
+        nodeCount: 1,
+        machineType: "e2-medium",
+        releaseChannel: "STABLE",
+        authorizedNetworks: ["203.0.113.7/32"],
+    });
     await run.settle();
     expect(gke.region).toBe("europe-west4");
     expect(gke.zones).toBeUndefined();
-    expect(run.get("gcp:container/cluster:Cluster", "g-cluster").inputs.masterAuthorizedNetworksConfig).toEqual({ cidrBlocks: [{ cidrBlock: "203.0.113.7/32" }] });
+    expect(run.get("gcp:container/cluster:Cluster", "g-cluster").inputs.masterAuthorizedNetworksConfig).toEqual({
+        cidrBlocks: [{ cidrBlock: "203.0.113.7/32" }],
+    });
     expect(await pulumi.isSecret(gke.kubeconfig)).toBe(true);
     expect(await valueOf(gke.apiEndpoint)).toBe("https://34.1.2.3");
 });
 
 test("Cilium: one release into kube-system with the stack's values merged over kind's", async () => {
-    new Cilium("c", { provider: provider("p"), version: "1.18.1", repo: "https://helm.cilium.io", values: { operator: { replicas: 2 }, hubble: { enabled: true } } });
+    new Cilium("c", {
+        provider: provider("p"),
+        version: "1.18.1",
+        repo: "https://helm.cilium.io",
+        values: { operator: { replicas: 2 }, hubble: { enabled: true } },
+    });
     await run.settle();
     const r = run.get("kubernetes:helm.sh/v3:Release", "c-cilium");
     expect(providerName(r)).toBe("p");
-    expect(r.inputs.values).toEqual({ ipam: { mode: "kubernetes" }, image: { pullPolicy: "IfNotPresent" }, operator: { replicas: 2 }, hubble: { enabled: true } });
+    expect(r.inputs.values).toEqual({
+        ipam: { mode: "kubernetes" },
+        image: { pullPolicy: "IfNotPresent" },
+        operator: { replicas: 2 },
+        hubble: { enabled: true },
+    });
 });
 
 test("IrisOperator: namespace, pull Secret from credentials (secret), release naming it", async () => {
     const creds = pulumi.secret({ server: "containers.intersystems.com", username: "u", password: "hunter2" });
-    new IrisOperator("o", { provider: provider("p"), chartPath: FIXTURE_CHART, namespace: "iko", releaseName: "iko", registryCredentials: creds, skipAwait: true, values: { operator: { tag: "3.8.0" } } });
+    new IrisOperator("o", {
+        provider: provider("p"),
+        chartPath: FIXTURE_CHART,
+        namespace: "iko",
+        releaseName: "iko",
+        registryCredentials: creds,
+        skipAwait: true,
+        values: { operator: { tag: "3.8.0" } },
+    });
     await run.settle();
     const secret = run.get("kubernetes:core/v1:Secret", "o-pull-secret");
     expect(secret.inputs.type).toBe("kubernetes.io/dockerconfigjson");
@@ -133,7 +166,12 @@ test("CrdMirror: copies the live CRD into the target", async () => {
 });
 
 test("CrdMirror: a CRD that never appears fails the up with what to check", async () => {
-    const args = { crdName: "irisclusters.intersystems.com", identity: { kind: "IrisCluster", plural: "irisclusters", scope: "Namespaced" as const }, sourceName: "ikofett", timeoutSeconds: 1 };
+    const args = {
+        crdName: "irisclusters.intersystems.com",
+        identity: { kind: "IrisCluster", plural: "irisclusters", scope: "Namespaced" as const },
+        sourceName: "ikofett",
+        timeoutSeconds: 1,
+    };
     const neverThere = async () => {
         throw new Error("timed out after 1s waiting for CRD irisclusters.intersystems.com (last result: not found)");
     };
@@ -142,14 +180,31 @@ test("CrdMirror: a CRD that never appears fails the up with what to check", asyn
     );
     // Another operator's CRD under the same name is refused, not copied.
     const wrongScope = async () => ({ spec: { names: { kind: "IrisCluster", plural: "irisclusters" }, scope: "Cluster" } });
-    await expect(readMirrorSpec(wrongScope, "kubeconfig", args)).rejects.toThrow(/expected \{"kind":"IrisCluster","plural":"irisclusters","scope":"Namespaced"\}/);
+    await expect(readMirrorSpec(wrongScope, "kubeconfig", args)).rejects.toThrow(
+        /expected \{"kind":"IrisCluster","plural":"irisclusters","scope":"Namespaced"\}/,
+    );
 });
 
-const irisEntry = { name: "iris", namespace: "ha", image: "iris:1", placement: { mode: "all" as const, clusterNames: ["a", "b"] }, failoverAfterSeconds: 10, overrides: [], waitForRunning: true, runningTimeoutSeconds: 120, spec: {} };
+const irisEntry = {
+    name: "iris",
+    namespace: "ha",
+    image: "iris:1",
+    placement: { mode: "all" as const, clusterNames: ["a", "b"] },
+    failoverAfterSeconds: 10,
+    overrides: [],
+    waitForRunning: true,
+    runningTimeoutSeconds: 120,
+    spec: {},
+};
 
 describe("FederatedIrisCluster: waiting for IKO to run it", () => {
     const build = (config = irisEntry, calls: string[] = []) =>
-        new FederatedIrisCluster("f", { config, karmada: { provider: provider("karmada"), kubeconfig: pulumi.secret("kc") }, targetClusters: ["a", "b"], waitForRunning: fakeRunningWaiter(calls) });
+        new FederatedIrisCluster("f", {
+            config,
+            karmada: { provider: provider("karmada"), kubeconfig: pulumi.secret("kc") },
+            targetClusters: ["a", "b"],
+            waitForRunning: fakeRunningWaiter(calls),
+        });
     test("up waits for its target members", async () => {
         const calls: string[] = [];
         const f = build(irisEntry, calls);
@@ -161,8 +216,16 @@ describe("FederatedIrisCluster: waiting for IKO to run it", () => {
         const failing = async () => {
             throw new Error("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
         };
-        const f = new FederatedIrisCluster("f", { config: irisEntry, karmada: { provider: provider("karmada"), kubeconfig: "kc" }, targetClusters: ["a", "b"], waitForRunning: failing });
-        const err = await f.running!.then(() => undefined, (e: unknown) => e);
+        const f = new FederatedIrisCluster("f", {
+            config: irisEntry,
+            karmada: { provider: provider("karmada"), kubeconfig: "kc" },
+            targetClusters: ["a", "b"],
+            waitForRunning: failing,
+        });
+        const err = await f.running!.then(
+            () => undefined,
+            (e: unknown) => e,
+        );
         expect(pulumi.ResourceError.isInstance(err)).toBe(true);
         expect((err as pulumi.ResourceError).message).toBe("IrisCluster ha/iris is not running on 1 member(s) (failed):\n  b: Failed");
         expect((err as pulumi.ResourceError).resource).toBe(f.template);
@@ -204,7 +267,13 @@ test("FederatedIrisCluster: template, policy and override policy, all on the Kar
 
 test("SecretSync: values stay secret on the resource's inputs and outputs", async () => {
     const sync = new SecretSync("s", {
-        secrets: [{ config: { name: "k", namespace: "iris", type: "opaque", fromConfig: "lic", overwriteExisting: false }, values: pulumi.secret({ "iris.key": "SECRET-VALUE" }), targetClusters: ["a"] }],
+        secrets: [
+            {
+                config: { name: "k", namespace: "iris", type: "opaque", fromConfig: "lic", overwriteExisting: false },
+                values: pulumi.secret({ "iris.key": "SECRET-VALUE" }),
+                targetClusters: ["a"],
+            },
+        ],
         karmada: { provider: provider("karmada") },
     });
     await run.settle();
@@ -220,5 +289,11 @@ test("IrisClusterInterpreter: one customization for IrisCluster in the Karmada A
     await run.settle();
     const ric = run.get("kubernetes:config.karmada.io/v1alpha1:ResourceInterpreterCustomization", "i-customization");
     expect(providerName(ric)).toBe("karmada");
-    expect(Object.keys(ric.inputs.spec.customizations).sort()).toEqual(["dependencyInterpretation", "healthInterpretation", "retention", "statusAggregation", "statusReflection"]);
+    expect(Object.keys(ric.inputs.spec.customizations).sort()).toEqual([
+        "dependencyInterpretation",
+        "healthInterpretation",
+        "retention",
+        "statusAggregation",
+        "statusReflection",
+    ]);
 });

@@ -50,10 +50,7 @@ function problems(cfg: Record<string, unknown>, env: ConfigEnvironment = { pathE
  * ConfigError and register nothing. Secret keys are marked through Pulumi's own config, so the
  * stack's real secret detection is what is tested.
  */
-async function rejectedByStack(
-    cfg: Record<string, unknown>,
-    opts: { pathExists?: (p: string) => boolean; secretKeys?: string[] } = {},
-): Promise<ConfigError> {
+async function rejectedByStack(cfg: Record<string, unknown>, opts: { pathExists?: (p: string) => boolean; secretKeys?: string[] } = {}): Promise<ConfigError> {
     const run = new MockRun(false);
     await run.install(raw(cfg), opts.secretKeys ?? []);
     let error: unknown;
@@ -76,7 +73,12 @@ describe("valid config", () => {
     test("defaults fill everything the stack file leaves out", () => {
         const cfg: FleetConfig = loadFleetConfig(raw(base), { pathExists: exists });
         expect(cfg.cilium).toEqual({ version: "1.18.0", repo: "https://helm.cilium.io", values: {} });
-        expect(cfg.karmada).toMatchObject({ chartVersion: "v1.15.0", apiServerNodePort: 32443, apiServerHostPort: 5443, kubectlImage: "bitnamisecure/kubectl" });
+        expect(cfg.karmada).toMatchObject({
+            chartVersion: "v1.15.0",
+            apiServerNodePort: 32443,
+            apiServerHostPort: 5443,
+            kubectlImage: "bitnamisecure/kubectl",
+        });
         expect(cfg.iko).toMatchObject({ chartPath: "./chart", namespace: "iko", releaseName: "iko", crdWaitSeconds: 300 });
         expect(cfg.clusters[1]).toEqual({ name: "ikoclone", provider: "kind", karmadaHost: false, syncMode: "Push", labels: {}, workers: 1 });
         expect(cfg.irisClusters).toEqual([]);
@@ -162,10 +164,30 @@ const BAD: Record<string, BadCase> = {
         shown: '= "eks"',
         fix: "set provider to kind, gke or existing",
     },
-    "no provider": { config: { ...base, clusters: [base.clusters[0], { name: "b" }] }, key: "kamino:clusters[1].provider", shown: "is missing", fix: "set provider to kind, gke or existing" },
-    "too many kind workers": { config: { ...base, clusters: [base.clusters[0], kind("b", { workers: 11 })] }, key: "kamino:clusters[1].workers", shown: "= 11", fix: "use a number of at most 10" },
-    "worker count quoted": { config: { ...base, clusters: [base.clusters[0], kind("b", { workers: "2" })] }, key: "kamino:clusters[1].workers", shown: '= "2"', fix: "write it without quotes" },
-    "fractional worker count": { config: { ...base, clusters: [base.clusters[0], kind("b", { workers: 1.5 })] }, key: "kamino:clusters[1].workers", shown: "= 1.5", fix: "drop the fraction" },
+    "no provider": {
+        config: { ...base, clusters: [base.clusters[0], { name: "b" }] },
+        key: "kamino:clusters[1].provider",
+        shown: "is missing",
+        fix: "set provider to kind, gke or existing",
+    },
+    "too many kind workers": {
+        config: { ...base, clusters: [base.clusters[0], kind("b", { workers: 11 })] },
+        key: "kamino:clusters[1].workers",
+        shown: "= 11",
+        fix: "use a number of at most 10",
+    },
+    "worker count quoted": {
+        config: { ...base, clusters: [base.clusters[0], kind("b", { workers: "2" })] },
+        key: "kamino:clusters[1].workers",
+        shown: '= "2"',
+        fix: "write it without quotes",
+    },
+    "fractional worker count": {
+        config: { ...base, clusters: [base.clusters[0], kind("b", { workers: 1.5 })] },
+        key: "kamino:clusters[1].workers",
+        shown: "= 1.5",
+        fix: "drop the fraction",
+    },
     "pod subnet without prefix length": {
         config: { ...base, clusters: [base.clusters[0], kind("b", { podSubnet: "10.244.0.0" })] },
         key: "kamino:clusters[1].podSubnet",
@@ -202,7 +224,12 @@ const BAD: Record<string, BadCase> = {
         shown: '= "us-central1-a"',
         fix: "set either 'region' (a regional cluster) or 'zone' (a zonal cluster), not both",
     },
-    "gke zone that is not one": { config: { ...base, clusters: [base.clusters[0], gke({ zone: "central" })] }, key: "kamino:clusters[1].zone", shown: '= "central"', fix: "gcloud compute zones list" },
+    "gke zone that is not one": {
+        config: { ...base, clusters: [base.clusters[0], gke({ zone: "central" })] },
+        key: "kamino:clusters[1].zone",
+        shown: '= "central"',
+        fix: "gcloud compute zones list",
+    },
     "gke Karmada host that cannot call a kind member": {
         config: { ...base, clusters: [gke({ karmadaHost: true }), kind("k")], karmada: { authorizedNetworks: ["198.51.100.7/32"] } },
         key: "kamino:clusters[1].syncMode",
@@ -221,7 +248,12 @@ const BAD: Record<string, BadCase> = {
         shown: '= "FAST"',
         fix: "use one of RAPID, REGULAR, STABLE, EXTENDED",
     },
-    "gke without nodes": { config: { ...base, clusters: [base.clusters[0], gke({ nodeCount: 0 })] }, key: "kamino:clusters[1].nodeCount", shown: "= 0", fix: "use a number of at least 1" },
+    "gke without nodes": {
+        config: { ...base, clusters: [base.clusters[0], gke({ nodeCount: 0 })] },
+        key: "kamino:clusters[1].nodeCount",
+        shown: "= 0",
+        fix: "use a number of at least 1",
+    },
     "existing cluster without kubeconfig": {
         config: { ...base, clusters: [base.clusters[0], { name: "e", provider: "existing" }] },
         key: "kamino:clusters[1].kubeconfigPath",
@@ -249,16 +281,36 @@ const BAD: Record<string, BadCase> = {
         fix: "'pulumi config set --path kamino:iko.chartPath <dir>/chart/iris-operator'",
         pathExists: () => false,
     },
-    "CRD wait too short": { config: { ...base, iko: { chartPath: "./chart", crdWaitSeconds: 5 } }, key: "kamino:iko.crdWaitSeconds", shown: "= 5", fix: "use a number of at least 10" },
-    "Cilium version not a version": { config: { ...base, cilium: { version: "latest" } }, key: "kamino:cilium.version", shown: '= "latest"', fix: "use a Cilium release, e.g. 1.18.0" },
-    "Cilium repo not a URL": { config: { ...base, cilium: { repo: "helm.cilium.io" } }, key: "kamino:cilium.repo", shown: '= "helm.cilium.io"', fix: "give a full URL" },
+    "CRD wait too short": {
+        config: { ...base, iko: { chartPath: "./chart", crdWaitSeconds: 5 } },
+        key: "kamino:iko.crdWaitSeconds",
+        shown: "= 5",
+        fix: "use a number of at least 10",
+    },
+    "Cilium version not a version": {
+        config: { ...base, cilium: { version: "latest" } },
+        key: "kamino:cilium.version",
+        shown: '= "latest"',
+        fix: "use a Cilium release, e.g. 1.18.0",
+    },
+    "Cilium repo not a URL": {
+        config: { ...base, cilium: { repo: "helm.cilium.io" } },
+        key: "kamino:cilium.repo",
+        shown: '= "helm.cilium.io"',
+        fix: "give a full URL",
+    },
     "Karmada version without v (the seed's --version=1.15)": {
         config: { ...base, karmada: { chartVersion: "1.15" } },
         key: "kamino:karmada.chartVersion",
         shown: '= "1.15"',
         fix: "write it as vX.Y.Z, e.g. v1.15.0",
     },
-    "Karmada NodePort out of range": { config: { ...base, karmada: { apiServerNodePort: 5443 } }, key: "kamino:karmada.apiServerNodePort", shown: "= 5443", fix: "use a number of at least 30000" },
+    "Karmada NodePort out of range": {
+        config: { ...base, karmada: { apiServerNodePort: 5443 } },
+        key: "kamino:karmada.apiServerNodePort",
+        shown: "= 5443",
+        fix: "use a number of at least 30000",
+    },
     "existing Karmada's kubeconfig absent": {
         config: { ...base, karmada: { existingKubeconfigPath: "/nope/karmada.kubeconfig" } },
         key: "kamino:karmada.existingKubeconfigPath",
@@ -273,17 +325,42 @@ const BAD: Record<string, BadCase> = {
         shown: `= "${"b".repeat(40)}"`,
         fix: "shorten the name or kindNamePrefix",
     },
-    "IrisCluster without image": { config: { ...base, irisClusters: [{ name: "i" }] }, key: "kamino:irisClusters[0].image", shown: "is missing", fix: "set it, e.g. containers.intersystems.com" },
-    "IrisCluster running timeout too short": { config: { ...base, irisClusters: [iris({ runningTimeoutSeconds: 5 })] }, key: "kamino:irisClusters[0].runningTimeoutSeconds", shown: "= 5", fix: "at least 10" },
-    "IrisCluster waitForRunning quoted": { config: { ...base, irisClusters: [iris({ waitForRunning: "no" })] }, key: "kamino:irisClusters[0].waitForRunning", shown: '= "no"', fix: "without quotes" },
-    "IrisCluster name with capitals": { config: { ...base, irisClusters: [iris({ name: "Iris" })] }, key: "kamino:irisClusters[0].name", shown: '= "Iris"', fix: "lower-case it" },
+    "IrisCluster without image": {
+        config: { ...base, irisClusters: [{ name: "i" }] },
+        key: "kamino:irisClusters[0].image",
+        shown: "is missing",
+        fix: "set it, e.g. containers.intersystems.com",
+    },
+    "IrisCluster running timeout too short": {
+        config: { ...base, irisClusters: [iris({ runningTimeoutSeconds: 5 })] },
+        key: "kamino:irisClusters[0].runningTimeoutSeconds",
+        shown: "= 5",
+        fix: "at least 10",
+    },
+    "IrisCluster waitForRunning quoted": {
+        config: { ...base, irisClusters: [iris({ waitForRunning: "no" })] },
+        key: "kamino:irisClusters[0].waitForRunning",
+        shown: '= "no"',
+        fix: "without quotes",
+    },
+    "IrisCluster name with capitals": {
+        config: { ...base, irisClusters: [iris({ name: "Iris" })] },
+        key: "kamino:irisClusters[0].name",
+        shown: '= "Iris"',
+        fix: "lower-case it",
+    },
     "IrisCluster service type unknown": {
         config: { ...base, irisClusters: [iris({ serviceType: "External" })] },
         key: "kamino:irisClusters[0].serviceType",
         shown: '= "External"',
         fix: "use one of ClusterIP, NodePort, LoadBalancer",
     },
-    "IrisClusters not a list": { config: { ...base, irisClusters: { name: "i" } }, key: "kamino:irisClusters", shown: '= {"name":"i"}', fix: "write it as an array" },
+    "IrisClusters not a list": {
+        config: { ...base, irisClusters: { name: "i" } },
+        key: "kamino:irisClusters",
+        shown: '= {"name":"i"}',
+        fix: "write it as an array",
+    },
     "duplicate IrisCluster": {
         config: { ...base, irisClusters: [iris(), iris({ image: "iris:2" })] },
         key: "kamino:irisClusters[1].name",
@@ -360,19 +437,30 @@ const BAD: Record<string, BadCase> = {
         pathExists: (p: string) => !p.startsWith("/nope"),
     },
     "a ConfigMap no IrisCluster names and nothing places": {
-        config: { ...base, irisClusters: [iris({ configSource: "cpf" })], configMaps: [{ name: "cpf", data: {} }, { name: "cfp", data: {} }] },
+        config: {
+            ...base,
+            irisClusters: [iris({ configSource: "cpf" })],
+            configMaps: [
+                { name: "cpf", data: {} },
+                { name: "cfp", data: {} },
+            ],
+        },
         key: "kamino:configMaps[1]",
         shown: '= {"name":"cfp","data":{}}',
         fix: "set configSource: cfp on the IrisCluster that reads it, or give it a placement ('placement: {}' for every member)",
     },
     "a ConfigMap value with both file and value": {
         config: { ...base, configMaps: [{ name: "cpf", placement: {}, data: { "merge.cpf": { file: "a.cpf", value: "x" } } }] },
-        key: 'kamino:configMaps[0].data.merge.cpf',
+        key: "kamino:configMaps[0].data.merge.cpf",
         shown: '= {"file":"a.cpf","value":"x"}',
         fix: "write {file: path} to read a file, or {value: text} for inline text",
     },
     "overwriteExisting on a Secret that only follows its IrisCluster": {
-        config: { ...secretsBase, irisClusters: [iris({ licenseKeySecret: "iris-key-secret" })], secrets: [{ name: "iris-key-secret", fromConfig: "irisLicense", overwriteExisting: true }] },
+        config: {
+            ...secretsBase,
+            irisClusters: [iris({ licenseKeySecret: "iris-key-secret" })],
+            secrets: [{ name: "iris-key-secret", fromConfig: "irisLicense", overwriteExisting: true }],
+        },
         key: "kamino:secrets[0].overwriteExisting",
         shown: "= true",
         fix: "give it a placement of its own",
@@ -447,7 +535,12 @@ const BAD: Record<string, BadCase> = {
         shown: '= "constructor"',
         fix: "pulumi config set --secret kamino:constructor",
     },
-    "unknown key named like an object built-in": { config: { ...base, toString: "x" }, key: "kamino:toString", shown: '= "x"', fix: "pulumi config rm kamino:toString" },
+    "unknown key named like an object built-in": {
+        config: { ...base, toString: "x" },
+        key: "kamino:toString",
+        shown: '= "x"',
+        fix: "pulumi config rm kamino:toString",
+    },
     "IKO pull secret source not set": {
         config: { ...base, iko: { chartPath: "./chart", imagePullSecretFromConfig: "icr" } },
         key: "kamino:iko.imagePullSecretFromConfig",
@@ -474,7 +567,7 @@ describe("each mistake is named with its key, its value and the fix, before any 
 describe("problem lines", () => {
     test("the issue's own example: a bad name shows the name", () => {
         expect(problems({ ...base, clusters: [...base.clusters, kind("IkoBad")] })).toEqual([
-            'kamino:clusters[2].name = "IkoBad": cluster name must be a DNS-1123 label (lower-case letters, digits and \'-\', ' +
+            "kamino:clusters[2].name = \"IkoBad\": cluster name must be a DNS-1123 label (lower-case letters, digits and '-', " +
                 "starting and ending with a letter or digit); fix: lower-case it and replace any other character with '-'",
         ]);
     });
@@ -494,13 +587,17 @@ describe("problem lines", () => {
     test("an unknown field is reported at the field, one line per field", () => {
         const found = problems({ ...base, iko: { chartPath: "./chart", chartpath: "x", namspace: "iko" } });
         expect(found).toEqual([
-            expect.stringMatching(/^kamino:iko\.chartpath = "x": unknown field; fix: remove it or correct its spelling; docs\/configuration\.md lists the fields of kamino:iko$/),
+            expect.stringMatching(
+                /^kamino:iko\.chartpath = "x": unknown field; fix: remove it or correct its spelling; docs\/configuration\.md lists the fields of kamino:iko$/,
+            ),
             expect.stringMatching(/^kamino:iko\.namspace = "iko": unknown field; /),
         ]);
     });
 
     test("a typo of a known key suggests the key", () => {
-        expect(problems({ ...base, clusterz: [] })).toEqual(["kamino:clusterz = []: unknown config key (did you mean kamino:clusters?); fix: remove it with 'pulumi config rm kamino:clusterz'"]);
+        expect(problems({ ...base, clusterz: [] })).toEqual([
+            "kamino:clusterz = []: unknown config key (did you mean kamino:clusters?); fix: remove it with 'pulumi config rm kamino:clusterz'",
+        ]);
     });
 
     test("several problems are all reported at once", () => {
@@ -510,7 +607,9 @@ describe("problem lines", () => {
     });
 
     test("the error message lists the problems", () => {
-        expect(() => loadFleetConfig(raw({ ...base, clusterz: 1 }), { pathExists: exists })).toThrow(/Invalid Kamino stack config \(1 problem\):\n {2}- kamino:clusterz = 1: /);
+        expect(() => loadFleetConfig(raw({ ...base, clusterz: 1 }), { pathExists: exists })).toThrow(
+            /Invalid Kamino stack config \(1 problem\):\n {2}- kamino:clusterz = 1: /,
+        );
     });
 
     test("a long value is cut, so one bad entry does not flood the message", () => {
@@ -537,7 +636,9 @@ describe("secret values never appear in an error", () => {
     test("a misspelt secret key that Pulumi marks secret shows [secret]", async () => {
         const cfg = { ...secretsBase, irisLicence: { "iris.key": LICENSE } };
         const error = await rejectedByStack(cfg, { secretKeys: ["kamino:irisLicense", "kamino:irisLicence"] });
-        expect(error.problems).toEqual([expect.stringMatching(/^kamino:irisLicence = \[secret\]: unknown config key; fix: remove it with 'pulumi config rm kamino:irisLicence'$/)]);
+        expect(error.problems).toEqual([
+            expect.stringMatching(/^kamino:irisLicence = \[secret\]: unknown config key; fix: remove it with 'pulumi config rm kamino:irisLicence'$/),
+        ]);
         expect(error.message).not.toContain(LICENSE);
     });
 
@@ -576,7 +677,7 @@ describe("pure helpers", () => {
         expect(showValue("IkoBad")).toBe('"IkoBad"');
         expect(showValue(3)).toBe("3");
         expect(showValue(null)).toBe("null");
-        expect(showValue("a\nb\"c")).toBe('"a\\nb\\"c"');
+        expect(showValue('a\nb"c')).toBe('"a\\nb\\"c"');
         const long = showValue("y".repeat(200));
         expect(long).toHaveLength(MAX_SHOWN_VALUE);
         expect(long.endsWith("…")).toBe(true);
@@ -597,14 +698,27 @@ describe("pure helpers", () => {
     });
 
     test("checks are plain functions of the parsed config", () => {
-        const cluster = (name: string, karmadaHost: boolean): ClusterConfig => ({ name, provider: "kind", karmadaHost, syncMode: "Push", labels: {}, workers: 1 });
+        const cluster = (name: string, karmadaHost: boolean): ClusterConfig => ({
+            name,
+            provider: "kind",
+            karmadaHost,
+            syncMode: "Push",
+            labels: {},
+            workers: 1,
+        });
         expect(checkHostCount({ clusters: [cluster("a", true), cluster("b", false)] })).toEqual([]);
         expect(checkHostCount({ clusters: [cluster("a", true), cluster("b", true)] })).toEqual([
             { path: ["clusters"], reason: "2 clusters have 'karmadaHost: true' (a, b)", fix: "keep it on exactly one cluster; the others join as members" },
         ]);
-        const secrets = [{ name: "s", namespace: "default", type: "opaque" as const, fromConfig: "k", overwriteExisting: false, placement: { clusterNames: ["a"] } }];
+        const secrets = [
+            { name: "s", namespace: "default", type: "opaque" as const, fromConfig: "k", overwriteExisting: false, placement: { clusterNames: ["a"] } },
+        ];
         expect(checkPlacements({ clusters: [cluster("a", true), cluster("b", false)], secrets })).toEqual([
-            { path: ["secrets", 0, "placement", "clusterNames", 0], reason: "hosts Karmada and is not a member; workloads can only be placed on members", fix: "use a member cluster: b" },
+            {
+                path: ["secrets", 0, "placement", "clusterNames", 0],
+                reason: "hosts Karmada and is not a member; workloads can only be placed on members",
+                fix: "use a member cluster: b",
+            },
         ]);
     });
 });

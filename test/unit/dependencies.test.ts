@@ -50,13 +50,27 @@ describe("GetDependencies: what IKO reads, by the fields it reads it from", () =
             },
             [secret("compute-login"), secret("data-login"), secret("gw-login")],
         ],
-        ["spec.volumes: secret and configMap volumes", { volumes: [{ name: "a", secret: { secretName: "extra" } }, { name: "b", configMap: { name: "scripts" } }, { name: "c", emptyDir: {} }] }, [secret("extra"), configMap("scripts")]],
+        [
+            "spec.volumes: secret and configMap volumes",
+            {
+                volumes: [
+                    { name: "a", secret: { secretName: "extra" } },
+                    { name: "b", configMap: { name: "scripts" } },
+                    { name: "c", emptyDir: {} },
+                ],
+            },
+            [secret("extra"), configMap("scripts")],
+        ],
         [
             "a Secret named twice is listed once, where first named",
             { licenseKeySecret: { name: "shared" }, imagePullSecrets: [{ name: "shared" }], tls: { common: { secret: { secretName: "shared" } } } },
             [secret("shared")],
         ],
-        ["a ConfigMap and a Secret of the same name are two objects", { configSource: { name: "x" }, licenseKeySecret: { name: "x" } }, [configMap("x"), secret("x")]],
+        [
+            "a ConfigMap and a Secret of the same name are two objects",
+            { configSource: { name: "x" }, licenseKeySecret: { name: "x" } },
+            [configMap("x"), secret("x")],
+        ],
         ["nothing named: no dependencies", {}, {}],
         ["empty names are ignored", { configSource: { name: "" }, imagePullSecrets: [{}] }, {}],
     ])("%s", (_, spec, expected) => {
@@ -84,7 +98,8 @@ describe("GetDependencies: what IKO reads, by the fields it reads it from", () =
 
 describe("every IrisCluster policy propagates its dependencies", () => {
     const selector = { apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", name: "iris" };
-    const config = (placement: Record<string, unknown>) => ({ name: "iris", namespace: "iris", image: "i", placement, failoverAfterSeconds: 10, overrides: [] }) as unknown as IrisClusterConfig;
+    const config = (placement: Record<string, unknown>) =>
+        ({ name: "iris", namespace: "iris", image: "i", placement, failoverAfterSeconds: 10, overrides: [] }) as unknown as IrisClusterConfig;
     test.each([
         ["every member", { mode: "all" }],
         ["some members", { mode: "all", clusterNames: ["a"] }],
@@ -103,15 +118,31 @@ describe("where a ConfigMap or Secret goes", () => {
     ];
     const fleet = (irisClusters: unknown[], configMaps: unknown[]): FleetConfig =>
         loadFleetConfig(
-            Object.fromEntries(Object.entries({ clusters, irisClusters, configMaps, iko: { chartPath: "x" } }).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)])),
+            Object.fromEntries(
+                Object.entries({ clusters, irisClusters, configMaps, iko: { chartPath: "x" } }).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]),
+            ),
             { pathExists: () => true },
         );
     const cpf = (placement?: unknown) => ({ name: "cpf", namespace: "iris", data: {}, ...(placement ? { placement } : {}) });
     test.each([
-        ["named, no placement: follows only, to the IrisCluster's members", [{ name: "i", namespace: "iris", image: "x", configSource: "cpf", placement: { clusterNames: ["b"] } }], cpf(), { ownPlacement: false, targetClusters: ["b"] }],
+        [
+            "named, no placement: follows only, to the IrisCluster's members",
+            [{ name: "i", namespace: "iris", image: "x", configSource: "cpf", placement: { clusterNames: ["b"] } }],
+            cpf(),
+            { ownPlacement: false, targetClusters: ["b"] },
+        ],
         [
             "named by a failover IrisCluster: every member of its list",
-            [{ name: "i", namespace: "iris", image: "x", configSource: "cpf", placement: { mode: "failover", clusterNames: ["c", "a"] }, failoverAfterSeconds: 10 }],
+            [
+                {
+                    name: "i",
+                    namespace: "iris",
+                    image: "x",
+                    configSource: "cpf",
+                    placement: { mode: "failover", clusterNames: ["c", "a"] },
+                    failoverAfterSeconds: 10,
+                },
+            ],
             cpf(),
             { ownPlacement: false, targetClusters: ["a", "c"] },
         ],
@@ -124,7 +155,12 @@ describe("where a ConfigMap or Secret goes", () => {
             cpf(),
             { ownPlacement: false, targetClusters: ["a", "c"] },
         ],
-        ["named and placed: its own policy, and the union", [{ name: "i", namespace: "iris", image: "x", configSource: "cpf", placement: { clusterNames: ["a"] } }], cpf({ clusterNames: ["b"] }), { ownPlacement: true, targetClusters: ["a", "b"] }],
+        [
+            "named and placed: its own policy, and the union",
+            [{ name: "i", namespace: "iris", image: "x", configSource: "cpf", placement: { clusterNames: ["a"] } }],
+            cpf({ clusterNames: ["b"] }),
+            { ownPlacement: true, targetClusters: ["a", "b"] },
+        ],
         ["placed only, placement {}: every member", [], cpf({}), { ownPlacement: true, targetClusters: ["a", "b", "c"] }],
     ])("%s", (_, irisClusters, cm, expected) => {
         const cfg = fleet(irisClusters, [cm]);
@@ -162,7 +198,16 @@ describe("a licensed IRIS with a CPF merge file, under mocks", () => {
                 { name: "ikodr", provider: "kind" },
             ],
             iko: { chartPath: FIXTURE_CHART },
-            irisClusters: [{ name: "iris", namespace: "iris", image: "iris:1", placement: { clusterNames: ["ikoclone"] }, configSource: "iris-cpf", licenseKeySecret: "iris-key-secret" }],
+            irisClusters: [
+                {
+                    name: "iris",
+                    namespace: "iris",
+                    image: "iris:1",
+                    placement: { clusterNames: ["ikoclone"] },
+                    configSource: "iris-cpf",
+                    licenseKeySecret: "iris-key-secret",
+                },
+            ],
             configMaps: [
                 { name: "iris-cpf", namespace: "iris", data: { "merge.cpf": { file: cpfFile } } },
                 { name: "site-info", namespace: "tools", placement: {}, data: { site: { value: "lab" } } },
@@ -199,7 +244,10 @@ describe("a licensed IRIS with a CPF merge file, under mocks", () => {
         expect(run.get("kubernetes:core/v1:Namespace", "karmada-ns-tools").inputs.metadata.name).toBe("tools");
     });
     test("the IrisCluster names its CPF ConfigMap, and its policy propagates dependencies", () => {
-        expect(run.get("kubernetes:intersystems.com/v1alpha1:IrisCluster", "iris-iris-template").inputs.spec).toMatchObject({ configSource: { name: "iris-cpf" }, licenseKeySecret: { name: "iris-key-secret" } });
+        expect(run.get("kubernetes:intersystems.com/v1alpha1:IrisCluster", "iris-iris-template").inputs.spec).toMatchObject({
+            configSource: { name: "iris-cpf" },
+            licenseKeySecret: { name: "iris-key-secret" },
+        });
         expect(run.kind("PropagationPolicy").find((p) => p.inputs.metadata.name === "iris-propagate")!.inputs.spec.propagateDeps).toBe(true);
     });
     test("outputs say where each goes", () => {
@@ -213,7 +261,11 @@ describe("a licensed IRIS with a CPF merge file, under mocks", () => {
     test("an edited CPF file changes only the ConfigMap's data", async () => {
         const after = (await runStack(raw("[Startup]\nPasswordHash=b\n"))).run;
         expect(after.get("kubernetes:core/v1:ConfigMap", "config-maps-iris-iris-cpf").inputs.data).toEqual({ "merge.cpf": "[Startup]\nPasswordHash=b\n" });
-        const rest = (r: MockRun) => r.resources.filter((x) => x.name !== "config-maps-iris-iris-cpf").map((x) => JSON.stringify(x.inputs)).sort();
+        const rest = (r: MockRun) =>
+            r.resources
+                .filter((x) => x.name !== "config-maps-iris-iris-cpf")
+                .map((x) => JSON.stringify(x.inputs))
+                .sort();
         expect(rest(after)).toEqual(rest(run));
     });
 });

@@ -11,8 +11,18 @@ describe("detectionFlags", () => {
     test("Kamino's default: a probe every 3 s, not Ready after 9 s of failures; the Lease renewed every 3 s, Unknown after 10 s of silence", () => {
         expect(DEFAULTS.failureDetectionSeconds).toBe(12);
         expect(detectionFlags(12)).toEqual({
-            controllerManager: { "cluster-status-update-frequency": "3s", "cluster-failure-threshold": "9s", "cluster-monitor-period": "2s", "cluster-monitor-grace-period": "10s" },
-            agent: { "cluster-status-update-frequency": "3s", "cluster-failure-threshold": "9s", "cluster-lease-duration": "12s", "cluster-lease-renew-interval-fraction": "0.25" },
+            controllerManager: {
+                "cluster-status-update-frequency": "3s",
+                "cluster-failure-threshold": "9s",
+                "cluster-monitor-period": "2s",
+                "cluster-monitor-grace-period": "10s",
+            },
+            agent: {
+                "cluster-status-update-frequency": "3s",
+                "cluster-failure-threshold": "9s",
+                "cluster-lease-duration": "12s",
+                "cluster-lease-renew-interval-fraction": "0.25",
+            },
         });
     });
 
@@ -37,10 +47,18 @@ describe("detectionFlags", () => {
 });
 
 describe("kamino:karmada.failureDetectionSeconds", () => {
-    const base = { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }], iko: { chartPath: "./chart" } };
+    const base = {
+        clusters: [
+            { name: "hub", provider: "kind", karmadaHost: true },
+            { name: "m1", provider: "kind" },
+        ],
+        iko: { chartPath: "./chart" },
+    };
     const errorOf = (karmada: Record<string, unknown>) => {
         try {
-            loadFleetConfig(Object.fromEntries(Object.entries({ ...base, karmada }).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)])), { pathExists: () => true });
+            loadFleetConfig(Object.fromEntries(Object.entries({ ...base, karmada }).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)])), {
+                pathExists: () => true,
+            });
             return "";
         } catch (e) {
             if (e instanceof ConfigError) return e.message;
@@ -73,11 +91,17 @@ describe("an existing Karmada's detection flags", () => {
     test("failover readiness notes it without refusing", async () => {
         const probe = {
             dryRunTaintPolicy: async () => ({ status: 201, body: "{}" }),
-            controllerManagerCommand: async () => ["/bin/karmada-controller-manager", "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true"],
+            controllerManagerCommand: async () => [
+                "/bin/karmada-controller-manager",
+                "--feature-gates=Failover=true",
+                "--enable-no-execute-taint-eviction=true",
+            ],
             controllerManagerImage: async () => undefined,
         };
         const { problems, notes } = await failoverReadiness(probe, flags);
         expect(problems).toEqual([]);
-        expect(notes).toEqual([expect.stringMatching(/does not run with the failure detection of kamino:karmada.failureDetectionSeconds \(--cluster-status-update-frequency=3s/)]);
+        expect(notes).toEqual([
+            expect.stringMatching(/does not run with the failure detection of kamino:karmada.failureDetectionSeconds \(--cluster-status-update-frequency=3s/),
+        ]);
     });
 });

@@ -4,7 +4,19 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
 import { memberAccessPlan } from "../../components/karmada/members/member-access";
-import { FAKE_CA, FAKE_TOKEN, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, stackConfig, valueOf } from "../support/mocks";
+import {
+    FAKE_CA,
+    FAKE_TOKEN,
+    fakeCrdReader,
+    fakeRunningWaiter,
+    FIXTURE_CHART,
+    isSecretInput,
+    MockRun,
+    plain,
+    providerName,
+    stackConfig,
+    valueOf,
+} from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
 const run = new MockRun(false);
@@ -152,7 +164,9 @@ describe("join of ikoclone (Push mode, as karmadactl does it)", () => {
             "rbac.authorization.k8s.io/v1:karmada-controller-manager:karmada-ikoclone:default",
         ]);
         const role = run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "ikoclone-member-role");
-        expect(role.inputs.rules).toEqual(memberAccessPlan({ mode: "narrow", extraRules: [] }, { irisClusterNamespaces: ["default"], secretNamespaces: [] }).clusterRules);
+        expect(role.inputs.rules).toEqual(
+            memberAccessPlan({ mode: "narrow", extraRules: [] }, { irisClusterNamespaces: ["default"], secretNamespaces: [] }).clusterRules,
+        );
         const token = run.get("kubernetes:core/v1:Secret", "ikoclone-member-token");
         expect(token.inputs.type).toBe("kubernetes.io/service-account-token");
         expect(token.inputs.metadata.annotations).toEqual({ "kubernetes.io/service-account.name": "karmada-ikoclone" });

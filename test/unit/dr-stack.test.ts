@@ -31,10 +31,20 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         const raw = stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
         await run.install(raw, [], "dr");
         const config = loadFleetConfig(raw, { pathExists: () => true });
-        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(waits), agentReadyWaiter: fakeAgentReadyWaiter(agentWaits) }, {
-            // Legacy transformations are inherited by every child and see resource options.
-            transformations: [(a) => (seen.push(a), undefined)],
-        });
+        fleet = new Fleet(
+            "kamino",
+            {
+                config,
+                secretValues: {},
+                crdReader: fakeCrdReader(),
+                runningWaiter: fakeRunningWaiter(waits),
+                agentReadyWaiter: fakeAgentReadyWaiter(agentWaits),
+            },
+            {
+                // Legacy transformations are inherited by every child and see resource options.
+                transformations: [(a) => (seen.push(a), undefined)],
+            },
+        );
         await run.settle();
     });
     const dependsOn = (name: string) => [seen.find((s) => s.name === name)!.opts.dependsOn].flat() as pulumi.Resource[];
@@ -121,6 +131,9 @@ describe("the dev stack has no failover: Karmada as before", () => {
     test("no ClusterTaintPolicy, no toleration, no Failover gate; the same failure detection", () => {
         expect(run.ofType(CTP)).toEqual([]);
         expect(plain(run.get(PP, "federated-iris-policy").inputs.spec.placement)).toEqual({ clusterAffinity: { clusterNames: ["ikoclone"] } });
-        expect(run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!.inputs.values.controllerManager).toEqual({ featureGates: { PropagateDeps: true }, extraCommandArgs: DETECTION_12S });
+        expect(run.ofType(RELEASE).find((r) => r.inputs.chart === "karmada")!.inputs.values.controllerManager).toEqual({
+            featureGates: { PropagateDeps: true },
+            extraCommandArgs: DETECTION_12S,
+        });
     });
 });

@@ -10,7 +10,7 @@ const groups = [
     { affinityName: "2-ikodr", clusterNames: ["ikodr"] },
 ];
 
-function fakeKarmada(opts: { on: string[]; observed?: string; clusterReady?: string; taints?: unknown[]; evicting?: string[] } ) {
+function fakeKarmada(opts: { on: string[]; observed?: string; clusterReady?: string; taints?: unknown[]; evicting?: string[] }) {
     const state = { clusters: opts.on, observed: opts.observed ?? "2-ikodr" };
     const calls: string[] = [];
     const request: KarmadaRequest = async (method, path, body, contentType) => {
@@ -18,7 +18,11 @@ function fakeKarmada(opts: { on: string[]; observed?: string; clusterReady?: str
         const ok = (o: unknown) => ({ status: 200, body: JSON.stringify(o) });
         if (method === "GET" && path === BINDING) {
             return ok({
-                spec: { clusters: state.clusters.map((name) => ({ name })), placement: { clusterAffinities: groups }, gracefulEvictionTasks: (opts.evicting ?? []).map((fromCluster) => ({ fromCluster, creationTimestamp: "t" })) },
+                spec: {
+                    clusters: state.clusters.map((name) => ({ name })),
+                    placement: { clusterAffinities: groups },
+                    gracefulEvictionTasks: (opts.evicting ?? []).map((fromCluster) => ({ fromCluster, creationTimestamp: "t" })),
+                },
                 status: { schedulerObservingAffinityName: state.observed },
             });
         }
@@ -59,7 +63,11 @@ test("already on the first member: nothing is written", async () => {
 
 test.each([
     ["the first member is not Ready", { clusterReady: "False" }, /ikoclone is not Ready in Karmada \(Ready=False\); fail back once it is/],
-    ["the failover taint is still on it", { taints: [{ key: "cluster.karmada.io/not-ready", effect: "NoExecute" }] }, /still has the failover taint cluster.karmada.io\/not-ready:NoExecute/],
+    [
+        "the failover taint is still on it",
+        { taints: [{ key: "cluster.karmada.io/not-ready", effect: "NoExecute" }] },
+        /still has the failover taint cluster.karmada.io\/not-ready:NoExecute/,
+    ],
     ["Karmada is still evicting from it", { evicting: ["ikoclone"] }, /still evicting IrisCluster default\/federated-iris from ikoclone .*try again then/],
 ])("refused, saying why, when %s", async (_, extra, message) => {
     const k = fakeKarmada({ on: ["ikodr"], ...extra });
@@ -70,7 +78,10 @@ test.each([
 });
 
 test("an IrisCluster that is not placed in failover mode, or a malformed name, is refused", async () => {
-    const notFailover: KarmadaRequest = async () => ({ status: 200, body: JSON.stringify({ spec: { clusters: [{ name: "a" }], placement: { clusterAffinity: { clusterNames: ["a"] } } } }) });
+    const notFailover: KarmadaRequest = async () => ({
+        status: 200,
+        body: JSON.stringify({ spec: { clusters: [{ name: "a" }], placement: { clusterAffinity: { clusterNames: ["a"] } } } }),
+    });
     await expect(failback(notFailover, "default/federated-iris")).rejects.toThrow(/is not placed in failover mode/);
     await expect(failback(notFailover, "federated-iris")).rejects.toThrow(/give the IrisCluster as namespace\/name/);
 });
@@ -86,7 +97,13 @@ test("what failback writes is valid against Karmada's schemas (unknown fields wo
     const binding = crdValidator("crds-v1.15.9/work.karmada.io_resourcebindings.yaml", "v1alpha2");
     const rebalancer = crdValidator("crds-v1.15.9/apps.karmada.io_workloadrebalancers.yaml");
     const [statusPatch, created] = writes;
-    const asBinding = { apiVersion: "work.karmada.io/v1alpha2", kind: "ResourceBinding", metadata: { name: "x" }, spec: { resource: { apiVersion: "v1", kind: "K", name: "n" } }, ...(statusPatch.body as object) };
+    const asBinding = {
+        apiVersion: "work.karmada.io/v1alpha2",
+        kind: "ResourceBinding",
+        metadata: { name: "x" },
+        spec: { resource: { apiVersion: "v1", kind: "K", name: "n" } },
+        ...(statusPatch.body as object),
+    };
     expect([binding(asBinding), describeErrors(binding.errors)]).toEqual([true, []]);
     expect([rebalancer(created.body), describeErrors(rebalancer.errors)]).toEqual([true, []]);
     // The check bites: Karmada's Go field name is not its JSON name.

@@ -10,7 +10,12 @@ import { kaminoProgram } from "../../components/stack";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, MockRun } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
 
-const CHART_LIKE = ["/bin/karmada-controller-manager", "--kubeconfig=/etc/kubeconfig", "--feature-gates=Failover=true,PropagateDeps=true", "--enable-no-execute-taint-eviction=true"];
+const CHART_LIKE = [
+    "/bin/karmada-controller-manager",
+    "--kubeconfig=/etc/kubeconfig",
+    "--feature-gates=Failover=true,PropagateDeps=true",
+    "--enable-no-execute-taint-eviction=true",
+];
 const ACCEPTED = { status: 201, body: "{}" };
 const probe = (dryRun: { status: number; body: string }, command: string[] | undefined): KarmadaProbe => ({
     dryRunTaintPolicy: async () => dryRun,
@@ -23,8 +28,16 @@ describe("missingControllerSettings", () => {
         ["the chart's command line with Kamino's values", CHART_LIKE, []],
         ["no gates, no flag", ["karmada-controller-manager"], ["--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true"]],
         ["Failover off", ["--feature-gates=PropagateDeps=true,Failover=false", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=Failover=true"]],
-        ["the last --feature-gates wins", ["--feature-gates=Failover=true", "--feature-gates=Failover=false", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=Failover=true"]],
-        ["PropagateDeps turned off, as Karmada's chart does", ["--feature-gates=PropagateDeps=false,Failover=true", "--enable-no-execute-taint-eviction=true"], ["--feature-gates=PropagateDeps=true"]],
+        [
+            "the last --feature-gates wins",
+            ["--feature-gates=Failover=true", "--feature-gates=Failover=false", "--enable-no-execute-taint-eviction=true"],
+            ["--feature-gates=Failover=true"],
+        ],
+        [
+            "PropagateDeps turned off, as Karmada's chart does",
+            ["--feature-gates=PropagateDeps=false,Failover=true", "--enable-no-execute-taint-eviction=true"],
+            ["--feature-gates=PropagateDeps=true"],
+        ],
         ["eviction off", ["--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=false"], ["--enable-no-execute-taint-eviction=true"]],
     ])("%s", (_, command, missing) => {
         expect(missingControllerSettings(command)).toEqual(missing);
@@ -36,21 +49,37 @@ describe("failoverReadiness", () => {
         expect(await failoverReadiness(probe(ACCEPTED, CHART_LIKE))).toEqual({ problems: [], notes: [] });
     });
     test("a webhook that refuses NoExecute taints is named with the flag that allows them", async () => {
-        const denied = { status: 403, body: JSON.stringify({ message: 'admission webhook "clustertaintpolicy.karmada.io" denied the request: spec.taints[0]: Forbidden: Configuring taint with NoExecute effect is not allowed' }) };
+        const denied = {
+            status: 403,
+            body: JSON.stringify({
+                message:
+                    'admission webhook "clustertaintpolicy.karmada.io" denied the request: spec.taints[0]: Forbidden: Configuring taint with NoExecute effect is not allowed',
+            }),
+        };
         const { problems } = await failoverReadiness(probe(denied, CHART_LIKE));
-        expect(problems).toEqual([expect.stringMatching(/^karmada-webhook refuses NoExecute taints \(HTTP 403: .*NoExecute.*\)\. Fix: start karmada-webhook with --allow-no-execute-taint-policy=true$/)]);
+        expect(problems).toEqual([
+            expect.stringMatching(
+                /^karmada-webhook refuses NoExecute taints \(HTTP 403: .*NoExecute.*\)\. Fix: start karmada-webhook with --allow-no-execute-taint-policy=true$/,
+            ),
+        ]);
     });
     test("a Karmada without ClusterTaintPolicy is too old", async () => {
-        expect((await failoverReadiness(probe({ status: 404, body: "" }, CHART_LIKE))).problems).toEqual([expect.stringContaining("upgrade Karmada to v1.14 or later")]);
+        expect((await failoverReadiness(probe({ status: 404, body: "" }, CHART_LIKE))).problems).toEqual([
+            expect.stringContaining("upgrade Karmada to v1.14 or later"),
+        ]);
     });
     test("a controller manager without the settings is named with each missing one", async () => {
         const { problems } = await failoverReadiness(probe(ACCEPTED, ["karmada-controller-manager", "--feature-gates=PropagateDeps=true"]));
-        expect(problems).toEqual(["karmada-controller-manager runs without --feature-gates=Failover=true --enable-no-execute-taint-eviction=true. Fix: add them to its command line"]);
+        expect(problems).toEqual([
+            "karmada-controller-manager runs without --feature-gates=Failover=true --enable-no-execute-taint-eviction=true. Fix: add them to its command line",
+        ]);
     });
     test("a controller manager Kamino cannot see is a warning naming the settings, not a failure", async () => {
         const { problems, notes } = await failoverReadiness(probe(ACCEPTED, undefined));
         expect(problems).toEqual([]);
-        expect(notes).toEqual([expect.stringContaining("failover fires only if it runs with --feature-gates=Failover=true --enable-no-execute-taint-eviction=true")]);
+        expect(notes).toEqual([
+            expect.stringContaining("failover fires only if it runs with --feature-gates=Failover=true --enable-no-execute-taint-eviction=true"),
+        ]);
     });
 });
 
@@ -63,7 +92,9 @@ describe("the program checks an existing Karmada before creating anything", () =
     };
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
     const existing = {
-        "kamino:clusters": JSON.stringify(["hub", "a", "b"].map((name) => ({ name, provider: "existing", karmadaHost: name === "hub", kubeconfigPath: kubeconfig(name) }))),
+        "kamino:clusters": JSON.stringify(
+            ["hub", "a", "b"].map((name) => ({ name, provider: "existing", karmadaHost: name === "hub", kubeconfigPath: kubeconfig(name) })),
+        ),
         "kamino:karmada": JSON.stringify({ existingKubeconfigPath: kubeconfig("karmada") }),
         "kamino:iko": JSON.stringify({ chartPath: FIXTURE_CHART }),
         "kamino:irisClusters": JSON.stringify([{ name: "iris", image: "iris:1", placement: { mode: "failover", clusterNames: ["a", "b"] } }]),
@@ -85,7 +116,9 @@ describe("the program checks an existing Karmada before creating anything", () =
         await run.settle();
         expect(probed).toEqual([path.join(dir, "karmada.kubeconfig")]);
         expect(error).toBeInstanceOf(pulumi.RunError);
-        expect((error as Error).message).toMatch(/^The existing Karmada .* is not set up for failover placement; nothing was created:\n {2}- karmada-controller-manager runs without --feature-gates=Failover=true --enable-no-execute-taint-eviction=true/);
+        expect((error as Error).message).toMatch(
+            /^The existing Karmada .* is not set up for failover placement; nothing was created:\n {2}- karmada-controller-manager runs without --feature-gates=Failover=true --enable-no-execute-taint-eviction=true/,
+        );
         expect(run.resources).toEqual([]);
     });
     test("a preview asks nothing", async () => {

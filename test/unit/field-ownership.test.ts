@@ -19,8 +19,14 @@ describe("field ownership", () => {
     });
 
     test("the annotation joins the object's own annotations and keeps the rest of metadata", () => {
-        const out = transform("kubernetes:core/v1:ConfigMap", { metadata: { name: "cpf", namespace: "iris", annotations: { owner: "team-a" } }, data: { a: "1" } })!;
-        expect(out.props).toEqual({ metadata: { name: "cpf", namespace: "iris", annotations: { owner: "team-a", [PATCH_FORCE_ANNOTATION]: "true" } }, data: { a: "1" } });
+        const out = transform("kubernetes:core/v1:ConfigMap", {
+            metadata: { name: "cpf", namespace: "iris", annotations: { owner: "team-a" } },
+            data: { a: "1" },
+        })!;
+        expect(out.props).toEqual({
+            metadata: { name: "cpf", namespace: "iris", annotations: { owner: "team-a", [PATCH_FORCE_ANNOTATION]: "true" } },
+            data: { a: "1" },
+        });
         expect(transform("kubernetes:core/v1:Namespace", {})!.props.metadata).toEqual({ annotations: { [PATCH_FORCE_ANNOTATION]: "true" } });
         expect(transform("kubernetes:helm.sh/v3:Release", { name: "iko" })).toBeUndefined();
     });

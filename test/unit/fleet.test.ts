@@ -9,7 +9,10 @@ import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
 const MEMBERS = ["m1", "m2", "m3", "m4", "m5"];
 const bigFleet = {
-    clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, ...MEMBERS.map((name, i) => ({ name, provider: "kind", labels: { tier: i < 2 ? "ha" : "dr" } }))],
+    clusters: [
+        { name: "hub", provider: "kind", karmadaHost: true },
+        ...MEMBERS.map((name, i) => ({ name, provider: "kind", labels: { tier: i < 2 ? "ha" : "dr" } })),
+    ],
     iko: { chartPath: FIXTURE_CHART },
     irisClusters: [
         { name: "everywhere", image: "iris:1" },
@@ -24,17 +27,24 @@ describe("a host and five members", () => {
     beforeAll(async () => {
         await run.install(raw(bigFleet));
         const config = loadFleetConfig(raw(bigFleet), { pathExists: () => true });
-        fleet = new Fleet("kamino", { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() }, {
-            // Legacy transformations are inherited by every child and see resource options.
-            transformations: [(a) => (seen.push(a), undefined)],
-        });
+        fleet = new Fleet(
+            "kamino",
+            { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() },
+            {
+                // Legacy transformations are inherited by every child and see resource options.
+                transformations: [(a) => (seen.push(a), undefined)],
+            },
+        );
         await run.settle();
     });
 
     test("six kind clusters with distinct subnets and one Karmada", () => {
         expect(run.ofType("command:local:Command").filter((c) => c.name.endsWith("-kind"))).toHaveLength(6);
         expect(run.ofType("kubernetes:helm.sh/v3:Release").filter((r) => r.inputs.chart === "karmada")).toHaveLength(1);
-        const subnets = run.ofType("command:local:Command").filter((c) => c.name.endsWith("-kind")).map((c) => /podSubnet: (\S+)/.exec(c.inputs.stdin)![1]);
+        const subnets = run
+            .ofType("command:local:Command")
+            .filter((c) => c.name.endsWith("-kind"))
+            .map((c) => /podSubnet: (\S+)/.exec(c.inputs.stdin)![1]);
         expect(new Set(subnets).size).toBe(6);
     });
 
@@ -43,7 +53,9 @@ describe("a host and five members", () => {
         expect(clusters.map((c) => c.inputs.metadata.name)).toEqual(MEMBERS);
         for (const m of MEMBERS) {
             expect(providerName(run.get("kubernetes:core/v1:Secret", `${m}-member-token`))).toBe(`${m}-k8s`);
-            expect(run.get("kubernetes:cluster.karmada.io/v1alpha1:Cluster", `${m}-member-cluster`).inputs.metadata.labels).toEqual({ tier: expect.any(String) });
+            expect(run.get("kubernetes:cluster.karmada.io/v1alpha1:Cluster", `${m}-member-cluster`).inputs.metadata.labels).toEqual({
+                tier: expect.any(String),
+            });
         }
     });
 
@@ -99,7 +111,14 @@ describe("a host and five members", () => {
         test("a member joins once IKO is on it, and on destroy its Cluster goes before the RBAC that lets Karmada clean up", () => {
             // Resource names are internal to the SDK (`__name`); good enough to identify children here.
             const names = dependsOn("m1-member-cluster").map((r) => (r as unknown as { __name: string }).__name);
-            expect(names.sort()).toEqual(["m1-iko", "m1-member-access-default-binding", "m1-member-access-iris-binding", "m1-member-access-iris-ns-binding", "m1-member-binding", "m1-member-credentials"]);
+            expect(names.sort()).toEqual([
+                "m1-iko",
+                "m1-member-access-default-binding",
+                "m1-member-access-iris-binding",
+                "m1-member-access-iris-ns-binding",
+                "m1-member-binding",
+                "m1-member-credentials",
+            ]);
         });
 
         test("objects inside a kind cluster are not deleted one by one when the cluster goes", () => {
@@ -123,9 +142,17 @@ describe("a host and five members", () => {
 describe("bad config", () => {
     test("fails before any resource is registered", async () => {
         const run = new MockRun(false);
-        const bad = { ...bigFleet, clusters: [{ name: "hub", provider: "kind" }, { name: "m1", provider: "kind" }] };
+        const bad = {
+            ...bigFleet,
+            clusters: [
+                { name: "hub", provider: "kind" },
+                { name: "m1", provider: "kind" },
+            ],
+        };
         await run.install(raw(bad));
-        expect(() => kaminoStack(raw(bad), { pathExists: () => true })).toThrow(/kamino:clusters = \[\{"name":"hub","provider":"kind"\},\{"name":"m1","provider":"…: no cluster has 'karmadaHost: true'; fix: mark exactly one/);
+        expect(() => kaminoStack(raw(bad), { pathExists: () => true })).toThrow(
+            /kamino:clusters = \[\{"name":"hub","provider":"kind"\},\{"name":"m1","provider":"…: no cluster has 'karmadaHost: true'; fix: mark exactly one/,
+        );
         await run.settle();
         expect(run.resources).toEqual([]);
     });

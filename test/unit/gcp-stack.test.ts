@@ -40,8 +40,18 @@ describe.each([false, true])("gcp stack (preview: %s)", (preview) => {
 
     test("no Cilium on GKE, IKO on all three clusters", () => {
         const releases = run.ofType("kubernetes:helm.sh/v3:Release");
-        expect(releases.filter((r) => r.inputs.chart === "cilium").map(providerName).sort()).toEqual(["ikoclone-k8s", "ikofett-k8s"]);
-        expect(releases.filter((r) => r.inputs.chart === FIXTURE_CHART).map(providerName).sort()).toEqual(["ikoclone-k8s", "ikofett-k8s", "ikogke-k8s"]);
+        expect(
+            releases
+                .filter((r) => r.inputs.chart === "cilium")
+                .map(providerName)
+                .sort(),
+        ).toEqual(["ikoclone-k8s", "ikofett-k8s"]);
+        expect(
+            releases
+                .filter((r) => r.inputs.chart === FIXTURE_CHART)
+                .map(providerName)
+                .sort(),
+        ).toEqual(["ikoclone-k8s", "ikofett-k8s", "ikogke-k8s"]);
     });
 
     test("the GKE join is built with the GKE provider and points Karmada at the public endpoint", () => {
@@ -88,10 +98,25 @@ describe("GKE config errors", () => {
     const gke = (extra: Record<string, unknown>) => ({ name: "g", provider: "gke", project: "p", zone: "us-central1-a", ...extra });
     const host = { name: "h", provider: "kind", karmadaHost: true };
     test.each([
-        ["no project", [host, gke({ project: undefined })], /kamino:clusters\[1\]\.project is missing: a gke cluster needs the GCP project to create 'g' in; fix: pulumi config set --path 'kamino:clusters\[1\]\.project' <project-id>/],
+        [
+            "no project",
+            [host, gke({ project: undefined })],
+            /kamino:clusters\[1\]\.project is missing: a gke cluster needs the GCP project to create 'g' in; fix: pulumi config set --path 'kamino:clusters\[1\]\.project' <project-id>/,
+        ],
         ["no location", [host, gke({ zone: undefined })], /kamino:clusters\[1\]\.region is missing: a gke cluster needs a location; fix: set 'region'/],
-        ["zone and region", [host, gke({ region: "us-central1" })], /kamino:clusters\[1\]\.zone = "us-central1-a": 'region' is set too; fix: set either 'region' \(a regional cluster\) or 'zone' \(a zonal cluster\), not both/],
-        ["GKE Karmada host with a kind Push member", [{ ...gke({}), karmadaHost: true }, { name: "k", provider: "kind" }], /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'g' \(gke\) cannot call the kind cluster 'k'/],
+        [
+            "zone and region",
+            [host, gke({ region: "us-central1" })],
+            /kamino:clusters\[1\]\.zone = "us-central1-a": 'region' is set too; fix: set either 'region' \(a regional cluster\) or 'zone' \(a zonal cluster\), not both/,
+        ],
+        [
+            "GKE Karmada host with a kind Push member",
+            [
+                { ...gke({}), karmadaHost: true },
+                { name: "k", provider: "kind" },
+            ],
+            /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'g' \(gke\) cannot call the kind cluster 'k'/,
+        ],
         ["node count 0", [host, gke({ nodeCount: 0 })], /kamino:clusters\[1\]\.nodeCount = 0: is less than 1; fix: use a number of at least 1/],
         ["node count 500", [host, gke({ nodeCount: 500 })], /kamino:clusters\[1\]\.nodeCount = 500: is more than 100; fix: use a number of at most 100/],
         ["bad zone", [host, gke({ zone: "central" })], /kamino:clusters\[1\]\.zone = "central": must be a GCP zone such as us-central1-a; fix: /],

@@ -113,7 +113,9 @@ describe("CRD copy", () => {
         expect("conversion" in spec).toBe(false);
     });
     test("keeps a conversion that needs no webhook and existing subresources", () => {
-        const crd = { spec: { group: "g", conversion: { strategy: "None" }, versions: [{ name: "v1", subresources: { scale: { specReplicasPath: ".spec.r" } } }] } };
+        const crd = {
+            spec: { group: "g", conversion: { strategy: "None" }, versions: [{ name: "v1", subresources: { scale: { specReplicasPath: ".spec.r" } } }] },
+        };
         expect(mirrorableCrdSpec(crd)).toEqual({
             group: "g",
             conversion: { strategy: "None" },
@@ -188,7 +190,11 @@ describe("IrisCluster template and overrides", () => {
         ...extra,
     });
     test("the seed's fields, and extra spec fields merged under the generated ones", () => {
-        expect(irisClusterSpec(entry({ serviceType: "LoadBalancer", spec: { topology: { data: { mirrored: true } }, updateStrategy: { type: "RollingUpdate" } } }))).toEqual({
+        expect(
+            irisClusterSpec(
+                entry({ serviceType: "LoadBalancer", spec: { topology: { data: { mirrored: true } }, updateStrategy: { type: "RollingUpdate" } } }),
+            ),
+        ).toEqual({
             topology: { data: { mirrored: true, image: "iris:1" } },
             updateStrategy: { type: "RollingUpdate" },
             serviceTemplate: { spec: { type: "LoadBalancer" } },
@@ -211,7 +217,10 @@ describe("IrisCluster template and overrides", () => {
     });
     test("overrides become JSON patches that work whether or not the template has the field", () => {
         const selector = { apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", name: "iris" };
-        const withService = overrideSpec(entry({ serviceType: "LoadBalancer", overrides: [{ clusterProviders: ["gke"], serviceType: "ClusterIP", storageClassName: "premium-rwo" }] }), selector)!;
+        const withService = overrideSpec(
+            entry({ serviceType: "LoadBalancer", overrides: [{ clusterProviders: ["gke"], serviceType: "ClusterIP", storageClassName: "premium-rwo" }] }),
+            selector,
+        )!;
         expect(withService.overrideRules).toEqual([
             {
                 targetCluster: { fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: ["gke"] }] } },
@@ -224,7 +233,9 @@ describe("IrisCluster template and overrides", () => {
             },
         ]);
         const without = overrideSpec(entry({ overrides: [{ clusterNames: ["x"], serviceType: "NodePort" }] }), selector)!;
-        expect(without.overrideRules[0].overriders.plaintext).toEqual([{ path: "/spec/serviceTemplate", operator: "add", value: { spec: { type: "NodePort" } } }]);
+        expect(without.overrideRules[0].overriders.plaintext).toEqual([
+            { path: "/spec/serviceTemplate", operator: "add", value: { spec: { type: "NodePort" } } },
+        ]);
         expect(overrideSpec(entry(), selector)).toBeUndefined();
     });
 });

@@ -36,7 +36,13 @@ describe("status aggregation onto the template", () => {
     const item = (clusterName: string, phase?: string) => ({ clusterName, applied: true, status: phase ? { phase } : undefined });
     test("Running when every member runs it", () => {
         const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), item("ikogke", "Running")]) as { status: unknown };
-        expect(out.status).toEqual({ phase: "Running", clusters: [{ name: "ikoclone", phase: "Running" }, { name: "ikogke", phase: "Running" }] });
+        expect(out.status).toEqual({
+            phase: "Running",
+            clusters: [
+                { name: "ikoclone", phase: "Running" },
+                { name: "ikogke", phase: "Running" },
+            ],
+        });
     });
     test("the first member that is not running decides the phase", () => {
         const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), item("ikogke", "Failed")]) as { status: { phase: string } };
@@ -46,7 +52,13 @@ describe("status aggregation onto the template", () => {
         const failing = {
             clusterName: "ikogke",
             applied: true,
-            status: { phase: "Failed", conditions: [{ type: "Scheduled", status: "True" }, { type: "Ready", status: "False", reason: "ImagePullBackOff", message: "x".repeat(300) }] },
+            status: {
+                phase: "Failed",
+                conditions: [
+                    { type: "Scheduled", status: "True" },
+                    { type: "Ready", status: "False", reason: "ImagePullBackOff", message: "x".repeat(300) },
+                ],
+            },
         };
         const out = callLua(AGGREGATE_LUA, "AggregateStatus", iris(), [item("ikoclone", "Running"), failing]) as { status: { clusters: unknown[] } };
         expect(out.status.clusters).toEqual([
@@ -84,7 +96,10 @@ describe("retention", () => {
     });
     test("fields IKO defaults on the member are kept; fields the template sets win", () => {
         const desired = iris(undefined, { topology: { data: { image: "iris:2" } } });
-        const observed = iris({ phase: "Running" }, { topology: { data: { image: "iris:1", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } });
+        const observed = iris(
+            { phase: "Running" },
+            { topology: { data: { image: "iris:1", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } },
+        );
         const out = callLua(RETAIN_LUA, "Retain", desired, observed) as { spec: unknown };
         expect(out.spec).toEqual({ topology: { data: { image: "iris:2", compatibilityVersion: "2025.1" } }, updateStrategy: { type: "RollingUpdate" } });
     });

@@ -5,12 +5,21 @@ import { KarmadaView, notRunningMessage, runningReport, waitUntilRunning } from 
 const template = (clusters?: unknown): KubeObject => ({ kind: "IrisCluster", status: clusters === undefined ? undefined : { phase: "x", clusters } });
 /** What the waiter reads: the template, and (optionally) the members' Karmada Clusters. */
 const view = (clusters?: unknown, members: Record<string, KubeObject | undefined> = {}): KarmadaView => ({ template: template(clusters), clusters: members });
-const ready = (status: string, reason?: string, message?: string): KubeObject => ({ kind: "Cluster", status: { conditions: [{ type: "Ready", status, reason, message }] } });
+const ready = (status: string, reason?: string, message?: string): KubeObject => ({
+    kind: "Cluster",
+    status: { conditions: [{ type: "Ready", status, reason, message }] },
+});
 const KARMADA = "kubectl --kubeconfig karmada.kubeconfig";
 
 describe("runningReport", () => {
     test("running when every target member reports Running", () => {
-        const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }]), ["a", "b"]);
+        const r = runningReport(
+            view([
+                { name: "a", phase: "Running" },
+                { name: "b", phase: "Running" },
+            ]),
+            ["a", "b"],
+        );
         expect(r).toEqual({ running: true, notRunning: [], failed: false, runningOn: ["a", "b"] });
     });
     test("a member Karmada has not applied it to is NotApplied; one without a phase is Pending", () => {
@@ -23,15 +32,42 @@ describe("runningReport", () => {
         expect(r.failed).toBe(false);
     });
     test("members outside the placement do not count", () => {
-        expect(runningReport(view([{ name: "a", phase: "Running" }, { name: "z", phase: "Failed" }]), ["a"]).running).toBe(true);
+        expect(
+            runningReport(
+                view([
+                    { name: "a", phase: "Running" },
+                    { name: "z", phase: "Failed" },
+                ]),
+                ["a"],
+            ).running,
+        ).toBe(true);
     });
     test("a Failed member is failed, with its condition", () => {
         const r = runningReport(view([{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }]), ["a"]);
-        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }], runningOn: [] });
+        expect(r).toEqual({
+            running: false,
+            failed: true,
+            notRunning: [{ name: "a", phase: "Failed", condition: "Ready=False: ImagePullBackOff" }],
+            runningOn: [],
+        });
     });
     test("a member Karmada reports not Ready is ClusterNotReady and failed, whatever its last status said", () => {
-        const r = runningReport(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }], { a: ready("True"), b: ready("False", "ClusterNotReachable", "cluster is not reachable") }), ["a", "b"]);
-        expect(r).toEqual({ running: false, failed: true, notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }], runningOn: ["a"] });
+        const r = runningReport(
+            view(
+                [
+                    { name: "a", phase: "Running" },
+                    { name: "b", phase: "Running" },
+                ],
+                { a: ready("True"), b: ready("False", "ClusterNotReachable", "cluster is not reachable") },
+            ),
+            ["a", "b"],
+        );
+        expect(r).toEqual({
+            running: false,
+            failed: true,
+            notRunning: [{ name: "b", phase: "ClusterNotReady", condition: "Ready=False: ClusterNotReachable: cluster is not reachable" }],
+            runningOn: ["a"],
+        });
     });
     test("a member just joined (no Ready condition yet) or not joined is waited for, not failed", () => {
         const joining = runningReport(view([{ name: "a", phase: "Running" }], { a: { kind: "Cluster", status: {} } }), ["a"]);
@@ -50,7 +86,20 @@ describe("runningReport", () => {
 describe("runningReport in failover mode: only the member Karmada chose counts", () => {
     const list = ["ikoclone", "ikodr"];
     test("running on the backup Karmada moved it to, whatever the first member's stale status says", () => {
-        const r = runningReport({ ...view([{ name: "ikoclone", phase: "Running" }, { name: "ikodr", phase: "Running" }], { ikoclone: ready("False", "ClusterNotReachable"), ikodr: ready("True") }), scheduled: ["ikodr"] }, list, "failover");
+        const r = runningReport(
+            {
+                ...view(
+                    [
+                        { name: "ikoclone", phase: "Running" },
+                        { name: "ikodr", phase: "Running" },
+                    ],
+                    { ikoclone: ready("False", "ClusterNotReachable"), ikodr: ready("True") },
+                ),
+                scheduled: ["ikodr"],
+            },
+            list,
+            "failover",
+        );
         expect(r).toEqual({ running: true, failed: false, notRunning: [], runningOn: ["ikodr"] });
     });
     test("not yet scheduled: waited for, naming the list", () => {
@@ -62,7 +111,11 @@ describe("runningReport in failover mode: only the member Karmada chose counts",
         const failed = runningReport({ ...view([{ name: "ikoclone", phase: "Failed" }]), scheduled: ["ikoclone"] }, list, "failover");
         expect(failed.running).toBe(false);
         expect(failed.failed).toBe(false);
-        const unreachable = runningReport({ ...view([{ name: "ikoclone", phase: "Running" }], { ikoclone: ready("False") }), scheduled: ["ikoclone"] }, list, "failover");
+        const unreachable = runningReport(
+            { ...view([{ name: "ikoclone", phase: "Running" }], { ikoclone: ready("False") }), scheduled: ["ikoclone"] },
+            list,
+            "failover",
+        );
         expect([unreachable.running, unreachable.failed]).toEqual([false, false]);
     });
     test("a failure on the last member of the list is final", () => {
@@ -76,7 +129,18 @@ describe("runningReport in failover mode: only the member Karmada chose counts",
 });
 
 test("the message names the IrisCluster, each member not running with what it reports, and where to look", () => {
-    const msg = notRunningMessage("iris/federated-iris", runningReport(view([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed", condition: "Ready=False: X" }]), ["a", "b"]), "after 900s", KARMADA);
+    const msg = notRunningMessage(
+        "iris/federated-iris",
+        runningReport(
+            view([
+                { name: "a", phase: "Creating" },
+                { name: "b", phase: "Failed", condition: "Ready=False: X" },
+            ]),
+            ["a", "b"],
+        ),
+        "after 900s",
+        KARMADA,
+    );
     expect(msg.split("\n")).toEqual([
         "IrisCluster iris/federated-iris is not running on 2 member(s) after 900s:",
         "  a: Creating",
@@ -106,13 +170,20 @@ describe("waitUntilRunning", () => {
     test("returns once every member runs, retrying read errors", async () => {
         const c = clock();
         const r = reads(view([{ name: "a", phase: "Creating" }]), new Error("ECONNREFUSED"), view([{ name: "a", phase: "Running" }]));
-        await expect(waitUntilRunning(r.read, "default/iris", ["a"], { timeoutSeconds: 60, karmadaCommand: KARMADA, ...c })).resolves.toMatchObject({ running: true });
+        await expect(waitUntilRunning(r.read, "default/iris", ["a"], { timeoutSeconds: 60, karmadaCommand: KARMADA, ...c })).resolves.toMatchObject({
+            running: true,
+        });
         expect(r.calls).toHaveLength(3);
         expect(c.elapsed()).toBe(4);
     });
     test("fails at once when a member reports Failed, naming only that member", async () => {
         const c = clock();
-        const r = reads(view([{ name: "a", phase: "Creating" }, { name: "b", phase: "Failed" }]));
+        const r = reads(
+            view([
+                { name: "a", phase: "Creating" },
+                { name: "b", phase: "Failed" },
+            ]),
+        );
         await expect(waitUntilRunning(r.read, "default/iris", ["a", "b"], { timeoutSeconds: 600, karmadaCommand: KARMADA, ...c })).rejects.toThrow(
             /^IrisCluster default\/iris is not running on 1 member\(s\) \(failed\):\n {2}b: Failed\n/,
         );
@@ -120,10 +191,15 @@ describe("waitUntilRunning", () => {
     });
     test("times out naming every member not running", async () => {
         const c = clock();
-        const r = reads(view([{ name: "a", phase: "Running" }, { name: "b", phase: "Creating" }]));
-        await expect(waitUntilRunning(r.read, "default/iris", ["a", "b"], { timeoutSeconds: 30, intervalSeconds: 5, karmadaCommand: KARMADA, ...c })).rejects.toThrow(
-            /^IrisCluster default\/iris is not running on 1 member\(s\) after 30s:\n {2}b: Creating\n/,
+        const r = reads(
+            view([
+                { name: "a", phase: "Running" },
+                { name: "b", phase: "Creating" },
+            ]),
         );
+        await expect(
+            waitUntilRunning(r.read, "default/iris", ["a", "b"], { timeoutSeconds: 30, intervalSeconds: 5, karmadaCommand: KARMADA, ...c }),
+        ).rejects.toThrow(/^IrisCluster default\/iris is not running on 1 member\(s\) after 30s:\n {2}b: Creating\n/);
         expect(c.elapsed()).toBe(30);
     });
     test("a Karmada API that stays unreachable is said so at the deadline", async () => {

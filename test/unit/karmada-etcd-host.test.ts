@@ -6,7 +6,17 @@ import * as fs from "fs";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError, loadFleetConfig } from "../../components/config";
-import { CHART_WAIT_SERVICE, ETCD_IMAGE, etcdChartWaitServiceSpec, etcdClientServiceSpec, etcdClusterNames, etcdCommand, etcdLabels, etcdPlacement, etcdStatefulSetSpec } from "../../components/karmada/control-plane/etcd-cluster";
+import {
+    CHART_WAIT_SERVICE,
+    ETCD_IMAGE,
+    etcdChartWaitServiceSpec,
+    etcdClientServiceSpec,
+    etcdClusterNames,
+    etcdCommand,
+    etcdLabels,
+    etcdPlacement,
+    etcdStatefulSetSpec,
+} from "../../components/karmada/control-plane/etcd-cluster";
 import { criticalPodsQuotaSpec, etcdNetworkPolicySpec, etcdStorageClass } from "../../components/karmada/control-plane/etcd-policies";
 import { ETCD_MAX_QUOTA_BYTES, quotaBackendBytes, sizeBytes } from "../../components/karmada/control-plane/etcd-space";
 import { etcdDefragCronJobSpec } from "../../components/karmada/control-plane/etcd-jobs";
@@ -45,7 +55,8 @@ describe("clients dial every member (3)", () => {
     });
 });
 
-const pod = (zoneSpread?: "required" | "preferred") => etcdStatefulSetSpec(n, { volumeSize: "8Gi", certificateRevision: "r", zoneSpread }).template as { spec: Record<string, any> };
+const pod = (zoneSpread?: "required" | "preferred") =>
+    etcdStatefulSetSpec(n, { volumeSize: "8Gi", certificateRevision: "r", zoneSpread }).template as { spec: Record<string, any> };
 
 describe("readiness (4)", () => {
     const c = pod().spec.containers[0];
@@ -60,7 +71,15 @@ describe("readiness (4)", () => {
 describe("zones (5)", () => {
     test("required by default: DoNotSchedule with minDomains = members; never two on a node", () => {
         const spec = pod().spec;
-        expect(spec.topologySpreadConstraints).toEqual([{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "DoNotSchedule", minDomains: 3, labelSelector: { matchLabels: etcdLabels(n) } }]);
+        expect(spec.topologySpreadConstraints).toEqual([
+            {
+                maxSkew: 1,
+                topologyKey: "topology.kubernetes.io/zone",
+                whenUnsatisfiable: "DoNotSchedule",
+                minDomains: 3,
+                labelSelector: { matchLabels: etcdLabels(n) },
+            },
+        ]);
         expect(spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe("kubernetes.io/hostname");
         expect(etcdPlacement(etcdLabels(n), 5).topologySpreadConstraints).toMatchObject([{ minDomains: 5 }]);
     });
@@ -104,10 +123,16 @@ describe("space (6)", () => {
         expect(steps[0].command).toEqual(expect.arrayContaining([`--endpoints=${n.servers}`, "endpoint", "health"]));
         steps.slice(1).forEach((s, i) => {
             expect(s.image).toBe(ETCD_IMAGE);
-            expect(s.command).toEqual(expect.arrayContaining([`--endpoints=https://${n.memberHost(n.members[i])}:2379`, "defrag", "--cert=/etc/etcd/client/tls.crt"]));
+            expect(s.command).toEqual(
+                expect.arrayContaining([`--endpoints=https://${n.memberHost(n.members[i])}:2379`, "defrag", "--cert=/etc/etcd/client/tls.crt"]),
+            );
             expect(s.command.filter((f) => f.startsWith("--endpoints="))[0].split(",")).toHaveLength(1);
         });
-        expect(spec).toMatchObject({ restartPolicy: "Never", automountServiceAccountToken: false, volumes: [{ secret: { secretName: "karmada-etcd-client-cert" } }] });
+        expect(spec).toMatchObject({
+            restartPolicy: "Never",
+            automountServiceAccountToken: false,
+            volumes: [{ secret: { secretName: "karmada-etcd-client-cert" } }],
+        });
     });
 });
 
@@ -116,7 +141,13 @@ describe("resources and hardening (7)", () => {
     const c = spec.containers[0];
     test("no service account token, an unprivileged user whose group owns the volume, nothing writable but the volume", () => {
         expect(spec.automountServiceAccountToken).toBe(false);
-        expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } });
+        expect(spec.securityContext).toEqual({
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            fsGroup: 65532,
+            seccompProfile: { type: "RuntimeDefault" },
+        });
         expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
         expect(spec.volumes[0].secret.defaultMode).toBe(0o440);
     });
@@ -137,7 +168,11 @@ describe("resources and hardening (7)", () => {
         expect(policy.policyTypes).toEqual(["Ingress"]);
         expect(policy.ingress).toEqual([
             {
-                from: [{ app: "karmada-apiserver" }, { app: "karmada-aggregated-apiserver" }, { app: "karmada-etcd-maintenance", "karmada.io/system": "true" }].map((matchLabels) => ({ podSelector: { matchLabels } })),
+                from: [
+                    { app: "karmada-apiserver" },
+                    { app: "karmada-aggregated-apiserver" },
+                    { app: "karmada-etcd-maintenance", "karmada.io/system": "true" },
+                ].map((matchLabels) => ({ podSelector: { matchLabels } })),
                 ports: [{ protocol: "TCP", port: 2379 }],
             },
             { from: [{ podSelector: { matchLabels: etcdLabels(n) } }], ports: [{ protocol: "TCP", port: 2380 }] },
@@ -147,7 +182,13 @@ describe("resources and hardening (7)", () => {
 
 describe("deletion (9)", () => {
     test("GKE's balanced disk, kept when its claim goes, made in the member's zone, expandable", () => {
-        expect(etcdStorageClass()).toEqual({ provisioner: "pd.csi.storage.gke.io", parameters: { type: "pd-balanced" }, reclaimPolicy: "Retain", volumeBindingMode: "WaitForFirstConsumer", allowVolumeExpansion: true });
+        expect(etcdStorageClass()).toEqual({
+            provisioner: "pd.csi.storage.gke.io",
+            parameters: { type: "pd-balanced" },
+            reclaimPolicy: "Retain",
+            volumeBindingMode: "WaitForFirstConsumer",
+            allowVolumeExpansion: true,
+        });
     });
 });
 
@@ -185,7 +226,9 @@ describe("KarmadaControlPlane off kind: what comes before the chart, and what is
 
     test("the chart's release and etcd's StatefulSet depend on the critical-pods quota; the release on the etcd-client Service too", () => {
         expect(cp.etcd!.criticalPodsQuota).toBeDefined();
-        expect(dependsOn("kubernetes:helm.sh/v3:Release", "karmada-chart")).toEqual(expect.arrayContaining([cp.etcd!.criticalPodsQuota, cp.etcd!.chartWaitService, cp.etcd]));
+        expect(dependsOn("kubernetes:helm.sh/v3:Release", "karmada-chart")).toEqual(
+            expect.arrayContaining([cp.etcd!.criticalPodsQuota, cp.etcd!.chartWaitService, cp.etcd]),
+        );
         expect(dependsOn("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members")).toContain(cp.etcd!.criticalPodsQuota);
     });
 
@@ -199,7 +242,8 @@ describe("KarmadaControlPlane off kind: what comes before the chart, and what is
 
     test("protect on the namespace, the certificates and the StatefulSet; not on what is rebuilt from them", () => {
         const named = (name: string) => Object.values(captured).find((a) => a.name === name)!;
-        for (const name of ["karmada-etcd-ns", "karmada-etcd-certificates", "karmada-etcd-members"]) expect([name, named(name).opts.protect]).toEqual([name, true]);
+        for (const name of ["karmada-etcd-ns", "karmada-etcd-certificates", "karmada-etcd-members"])
+            expect([name, named(name).opts.protect]).toEqual([name, true]);
         expect(opts("kubernetes:core/v1:Service", "karmada-etcd-client").protect).toBeFalsy();
     });
 
@@ -220,7 +264,14 @@ function problemsOf(cfg: Record<string, unknown>): string {
     }
 }
 const nets = ["198.51.100.7/32"];
-const gke = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "gke", project: "p", region: "us-central1", authorizedNetworks: nets, ...extra });
+const gke = (name: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    provider: "gke",
+    project: "p",
+    region: "us-central1",
+    authorizedNetworks: nets,
+    ...extra,
+});
 const member = gke("m", { syncMode: "Pull" });
 const karmada = (etcd?: Record<string, unknown>) => ({ authorizedNetworks: nets, ...(etcd ? { etcd } : {}) });
 
@@ -241,25 +292,71 @@ describe("config: zones, backups, control planes, each refused with key, value a
             { clusters: [gke("hub", { karmadaHost: true, nodeLocations: ["us-central1-a", "us-central1-b"] }), member], karmada: karmada() },
             /kamino:clusters\[0\]\.nodeLocations = \["us-central1-a","us-central1-b"\]: the Karmada host 'hub' has nodes in 2 zones/,
         ],
-        ["a node zone outside the region", { clusters: [gke("hub", { karmadaHost: true, nodeLocations: ["europe-west1-b"] }), member], karmada: karmada({ zoneSpread: "preferred" }) }, /kamino:clusters\[0\]\.nodeLocations\[0\] = "europe-west1-b": is not a zone of the cluster's region us-central1/],
-        ["a spread that is neither", { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ zoneSpread: "strict" }) }, /kamino:karmada\.etcd\.zoneSpread = "strict": must be required or preferred/],
-        ["a defragmentation schedule that is not cron", { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ defragSchedule: "daily" }) }, /kamino:karmada\.etcd\.defragSchedule = "daily": must be a cron schedule of five fields; fix: write minute hour/],
-        ["a retention of no days", { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ backup: { retentionDays: 0 } }) }, /kamino:karmada\.etcd\.backup\.retentionDays = 0: must be at least 1 day; fix: keep snapshots for 1 day or more/],
+        [
+            "a node zone outside the region",
+            { clusters: [gke("hub", { karmadaHost: true, nodeLocations: ["europe-west1-b"] }), member], karmada: karmada({ zoneSpread: "preferred" }) },
+            /kamino:clusters\[0\]\.nodeLocations\[0\] = "europe-west1-b": is not a zone of the cluster's region us-central1/,
+        ],
+        [
+            "a spread that is neither",
+            { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ zoneSpread: "strict" }) },
+            /kamino:karmada\.etcd\.zoneSpread = "strict": must be required or preferred/,
+        ],
+        [
+            "a defragmentation schedule that is not cron",
+            { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ defragSchedule: "daily" }) },
+            /kamino:karmada\.etcd\.defragSchedule = "daily": must be a cron schedule of five fields; fix: write minute hour/,
+        ],
+        [
+            "a retention of no days",
+            { clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada({ backup: { retentionDays: 0 } }) },
+            /kamino:karmada\.etcd\.backup\.retentionDays = 0: must be at least 1 day; fix: keep snapshots for 1 day or more/,
+        ],
         [
             "backups on an existing host",
-            { clusters: [{ name: "hub", provider: "existing", kubeconfigPath: "hub.kubeconfig", karmadaHost: true }, member], karmada: { ...karmada({ backup: { retentionDays: 7 } }), endpoint: "k.example.com" } },
+            {
+                clusters: [{ name: "hub", provider: "existing", kubeconfigPath: "hub.kubeconfig", karmadaHost: true }, member],
+                karmada: { ...karmada({ backup: { retentionDays: 7 } }), endpoint: "k.example.com" },
+            },
             /kamino:karmada\.etcd\.backup = \{.*\}: Kamino makes the backup bucket on GCP, for a gke host; 'hub' is an existing cluster; fix: remove backup/,
         ],
-        ["a GKE member whose control plane nobody limits (11)", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull", authorizedNetworks: undefined })], karmada: karmada() }, /kamino:clusters\[1\]\.authorizedNetworks is missing: nothing limits who may reach the control plane of 'm' \(GKE's master authorized networks\); fix: pulumi config set --path 'kamino:clusters\[1\]\.authorizedNetworks\[0\]' <CIDR>/],
-        ["an empty list (11)", { clusters: [gke("hub", { karmadaHost: true, authorizedNetworks: [] }), member], karmada: karmada() }, /kamino:clusters\[0\]\.authorizedNetworks = \[\]: nothing limits who may reach the control plane of 'hub'/],
-        ["a GKE member of a kind host, too (11)", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, gke("m", { zone: "us-central1-a", region: undefined, authorizedNetworks: undefined })] }, /kamino:clusters\[1\]\.authorizedNetworks is missing/],
+        [
+            "a GKE member whose control plane nobody limits (11)",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull", authorizedNetworks: undefined })], karmada: karmada() },
+            /kamino:clusters\[1\]\.authorizedNetworks is missing: nothing limits who may reach the control plane of 'm' \(GKE's master authorized networks\); fix: pulumi config set --path 'kamino:clusters\[1\]\.authorizedNetworks\[0\]' <CIDR>/,
+        ],
+        [
+            "an empty list (11)",
+            { clusters: [gke("hub", { karmadaHost: true, authorizedNetworks: [] }), member], karmada: karmada() },
+            /kamino:clusters\[0\]\.authorizedNetworks = \[\]: nothing limits who may reach the control plane of 'hub'/,
+        ],
+        [
+            "a GKE member of a kind host, too (11)",
+            {
+                clusters: [
+                    { name: "hub", provider: "kind", karmadaHost: true },
+                    gke("m", { zone: "us-central1-a", region: undefined, authorizedNetworks: undefined }),
+                ],
+            },
+            /kamino:clusters\[1\]\.authorizedNetworks is missing/,
+        ],
     ])("%s", (_what, cfg, expected) => expect(problemsOf(cfg)).toMatch(expected));
 
     test("what is right loads: three zones for three members, five listed for five, the spread relaxed on a zonal host, an existing host's zones its own", () => {
         expect(problemsOf({ clusters: [gke("hub", { karmadaHost: true }), member], karmada: karmada() })).toBe("");
         const five = ["a", "b", "c", "d", "f"].map((z) => `us-central1-${z}`);
         expect(problemsOf({ clusters: [gke("hub", { karmadaHost: true, nodeLocations: five }), member], karmada: karmada({ members: 5 }) })).toBe("");
-        expect(problemsOf({ clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), member], karmada: karmada({ zoneSpread: "preferred" }) })).toBe("");
-        expect(problemsOf({ clusters: [{ name: "hub", provider: "existing", kubeconfigPath: "hub.kubeconfig", karmadaHost: true }, member], karmada: { ...karmada({ members: 5 }), endpoint: "k.example.com" } })).toBe("");
+        expect(
+            problemsOf({
+                clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), member],
+                karmada: karmada({ zoneSpread: "preferred" }),
+            }),
+        ).toBe("");
+        expect(
+            problemsOf({
+                clusters: [{ name: "hub", provider: "existing", kubeconfigPath: "hub.kubeconfig", karmadaHost: true }, member],
+                karmada: { ...karmada({ members: 5 }), endpoint: "k.example.com" },
+            }),
+        ).toBe("");
     });
 });

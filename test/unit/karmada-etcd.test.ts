@@ -4,7 +4,15 @@
 import { X509Certificate } from "crypto";
 import { etcdCertificatesProvider, ETCD_CA_YEARS, ETCD_CERT_YEARS, issueEtcdCertificates } from "../../components/karmada/control-plane/etcd-certificates";
 import * as k8s from "@pulumi/kubernetes";
-import { etcdCertificateHosts, etcdClusterNames, etcdCommand, etcdDisruptionBudgetSpec, etcdMembersChange, ETCD_CLIENT_CN, ETCD_PEER_CN } from "../../components/karmada/control-plane/etcd-cluster";
+import {
+    etcdCertificateHosts,
+    etcdClusterNames,
+    etcdCommand,
+    etcdDisruptionBudgetSpec,
+    etcdMembersChange,
+    ETCD_CLIENT_CN,
+    ETCD_PEER_CN,
+} from "../../components/karmada/control-plane/etcd-cluster";
 import { KarmadaEtcd } from "../../components/karmada/control-plane/karmada-etcd";
 import { fakeKubeconfig, MockRun } from "../support/mocks";
 
@@ -79,11 +87,17 @@ describe("renewal", () => {
 });
 
 describe("the members", () => {
-    const flags = Object.fromEntries(etcdCommand(n).slice(1).map((f) => f.replace(/^--/, "").split(/=(.*)/s).slice(0, 2)));
+    const flags = Object.fromEntries(
+        etcdCommand(n)
+            .slice(1)
+            .map((f) => f.replace(/^--/, "").split(/=(.*)/s).slice(0, 2)),
+    );
 
     test("each advertises its stable name to its peers, which the chart's etcd leaves out", () => {
         expect(flags["initial-advertise-peer-urls"]).toBe("https://$(POD_NAME).karmada-etcd.karmada-system.svc.cluster.local:2380");
-        expect(flags["initial-cluster"].split(",")).toEqual([0, 1, 2].map((i) => `karmada-etcd-${i}=https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`));
+        expect(flags["initial-cluster"].split(",")).toEqual(
+            [0, 1, 2].map((i) => `karmada-etcd-${i}=https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`),
+        );
         expect(flags.name).toBe("$(POD_NAME)");
     });
 
@@ -100,7 +114,9 @@ describe("the members", () => {
 
 describe("a member count the running etcd cannot take", () => {
     test("refused with the key, the running count and both fixes; a new etcd or the same count passes", () => {
-        expect(etcdMembersChange(5, 3)).toMatch(/^kamino:karmada\.etcd\.members = 5: Karmada's etcd runs with 3 members.*; fix: set it back to 3, or move to 5 by a snapshot restored into 5 members/);
+        expect(etcdMembersChange(5, 3)).toMatch(
+            /^kamino:karmada\.etcd\.members = 5: Karmada's etcd runs with 3 members.*; fix: set it back to 3, or move to 5 by a snapshot restored into 5 members/,
+        );
         expect(etcdMembersChange(3, undefined)).toBeUndefined();
         expect(etcdMembersChange(3, 3)).toBeUndefined();
     });

@@ -28,10 +28,21 @@ import {
 import { healthyMachine } from "../support/standins";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
-const gke = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "gke", project: "p", region: "europe-west1", authorizedNetworks: ["198.51.100.7/32"], ...extra });
+const gke = (name: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    provider: "gke",
+    project: "p",
+    region: "europe-west1",
+    authorizedNetworks: ["198.51.100.7/32"],
+    ...extra,
+});
 const existing = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: "existing", kubeconfigPath: `${name}.kubeconfig`, ...extra });
 const iko = { chartPath: FIXTURE_CHART };
-const KC = YAML.stringify({ clusters: [{ name: "k", cluster: { server: "https://10.0.0.5:6443", "certificate-authority-data": "Q0E=" } }], contexts: [{ name: "k", context: { cluster: "k" } }], "current-context": "k" });
+const KC = YAML.stringify({
+    clusters: [{ name: "k", cluster: { server: "https://10.0.0.5:6443", "certificate-authority-data": "Q0E=" } }],
+    contexts: [{ name: "k", context: { cluster: "k" } }],
+    "current-context": "k",
+});
 
 /** The problems of a config, one per line ("" when it loads). */
 function problemsOf(cfg: Record<string, unknown>): string {
@@ -83,27 +94,116 @@ describe("endpoints and networks", () => {
 describe("where Karmada runs: each mistake named with its key, value and fix, before anything exists", () => {
     const nets = { authorizedNetworks: ["203.0.113.0/24"] };
     test.each<[string, Record<string, unknown>, RegExp]>([
-        ["a gke host without a project", { clusters: [gke("hub", { karmadaHost: true, project: undefined }), gke("m", { syncMode: "Pull" })], karmada: nets }, /kamino:clusters\[0\]\.project is missing: a gke cluster needs the GCP project/],
-        ["a gke host without a location", { clusters: [gke("hub", { karmadaHost: true, region: undefined }), gke("m")], karmada: nets }, /kamino:clusters\[0\]\.region is missing: a gke cluster needs a location/],
-        ["an existing host without an endpoint", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: nets }, /kamino:karmada\.endpoint is missing: Karmada on the existing cluster 'hub' needs the address its load balancer will have.*; fix: pulumi config set --path kamino:karmada\.endpoint/],
-        ["an endpoint that is a URL", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { ...nets, endpoint: "https://k.example.com" } }, /kamino:karmada\.endpoint = "https:\/\/k\.example\.com": is a URL/],
-        ["a network that is not a CIDR", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["office"] } }, /kamino:karmada\.authorizedNetworks\[0\] = "office": is not a CIDR; fix: write an address range/],
-        ["the whole Internet, not said explicitly", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["0.0.0.0/0"] } }, /authorizedNetworks\[0\] = "0\.0\.0\.0\/0": opens the Karmada API to the whole Internet; fix: .*allowAnyNetwork: true/],
-        ["a cloud host open to nobody in particular", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] }, /kamino:karmada\.authorizedNetworks is missing/],
-        ["an existing Karmada and a gke host Kamino would create", { clusters: [gke("hub", { karmadaHost: true }), gke("m")], karmada: { existingKubeconfigPath: "k.kubeconfig" } }, /kamino:clusters\[0\]\.karmadaHost = true: Kamino would create the gke cluster 'hub' to host Karmada, but kamino:karmada\.existingKubeconfigPath says/],
-        ["an existing Karmada with networks Kamino cannot apply", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", ...nets } }, /kamino:karmada\.authorizedNetworks = .*Kamino publishes only a Karmada it installs/],
-        ["an endpoint on a kind host", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }], karmada: { endpoint: "k.example.com" } }, /kamino:karmada\.endpoint = "k\.example\.com": a kind host publishes the Karmada API on 127\.0\.0\.1/],
-        ["Kamino's etcd under a kind host", { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }], karmada: { etcd: { members: 5 } } }, /kamino:karmada\.etcd = .*: a kind host runs the chart's single etcd.*; fix: remove etcd/],
-        ["Kamino's etcd under an existing Karmada", { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", etcd: {} } }, /kamino:karmada\.etcd = .*Kamino runs etcd only under a Karmada it installs/],
-        ["an even number of etcd members", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { members: 4 } } }, /kamino:karmada\.etcd\.members = 4: must be 3 or 5; fix: use 3 .* or 5/],
-        ["an etcd volume size that is not a size", { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { volumeSize: "8GB" } } }, /kamino:karmada\.etcd\.volumeSize = "8GB": must be a size such as 8Gi/],
-        ["a gke host that cannot call a kind Push member", { clusters: [gke("hub", { karmadaHost: true }), { name: "k", provider: "kind" }], karmada: nets }, /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'hub' \(gke\) cannot call the kind cluster 'k'/],
-        ["a Pull member told a loopback endpoint", { clusters: [existing("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { existingKubeconfigPath: "k.kubeconfig", endpoint: "127.0.0.2:5443" } }, /the agent on 'm' \(gke\) could not reach Karmada at 127\.0\.0\.2: that is a loopback address of this machine \(kamino:karmada\.endpoint\)/],
+        [
+            "a gke host without a project",
+            { clusters: [gke("hub", { karmadaHost: true, project: undefined }), gke("m", { syncMode: "Pull" })], karmada: nets },
+            /kamino:clusters\[0\]\.project is missing: a gke cluster needs the GCP project/,
+        ],
+        [
+            "a gke host without a location",
+            { clusters: [gke("hub", { karmadaHost: true, region: undefined }), gke("m")], karmada: nets },
+            /kamino:clusters\[0\]\.region is missing: a gke cluster needs a location/,
+        ],
+        [
+            "an existing host without an endpoint",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: nets },
+            /kamino:karmada\.endpoint is missing: Karmada on the existing cluster 'hub' needs the address its load balancer will have.*; fix: pulumi config set --path kamino:karmada\.endpoint/,
+        ],
+        [
+            "an endpoint that is a URL",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { ...nets, endpoint: "https://k.example.com" } },
+            /kamino:karmada\.endpoint = "https:\/\/k\.example\.com": is a URL/,
+        ],
+        [
+            "a network that is not a CIDR",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["office"] } },
+            /kamino:karmada\.authorizedNetworks\[0\] = "office": is not a CIDR; fix: write an address range/,
+        ],
+        [
+            "the whole Internet, not said explicitly",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { endpoint: "k.example.com", authorizedNetworks: ["0.0.0.0/0"] } },
+            /authorizedNetworks\[0\] = "0\.0\.0\.0\/0": opens the Karmada API to the whole Internet; fix: .*allowAnyNetwork: true/,
+        ],
+        [
+            "a cloud host open to nobody in particular",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] },
+            /kamino:karmada\.authorizedNetworks is missing/,
+        ],
+        [
+            "an existing Karmada and a gke host Kamino would create",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m")], karmada: { existingKubeconfigPath: "k.kubeconfig" } },
+            /kamino:clusters\[0\]\.karmadaHost = true: Kamino would create the gke cluster 'hub' to host Karmada, but kamino:karmada\.existingKubeconfigPath says/,
+        ],
+        [
+            "an existing Karmada with networks Kamino cannot apply",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", ...nets } },
+            /kamino:karmada\.authorizedNetworks = .*Kamino publishes only a Karmada it installs/,
+        ],
+        [
+            "an endpoint on a kind host",
+            {
+                clusters: [
+                    { name: "hub", provider: "kind", karmadaHost: true },
+                    { name: "m", provider: "kind" },
+                ],
+                karmada: { endpoint: "k.example.com" },
+            },
+            /kamino:karmada\.endpoint = "k\.example\.com": a kind host publishes the Karmada API on 127\.0\.0\.1/,
+        ],
+        [
+            "Kamino's etcd under a kind host",
+            {
+                clusters: [
+                    { name: "hub", provider: "kind", karmadaHost: true },
+                    { name: "m", provider: "kind" },
+                ],
+                karmada: { etcd: { members: 5 } },
+            },
+            /kamino:karmada\.etcd = .*: a kind host runs the chart's single etcd.*; fix: remove etcd/,
+        ],
+        [
+            "Kamino's etcd under an existing Karmada",
+            { clusters: [existing("hub", { karmadaHost: true }), existing("m")], karmada: { existingKubeconfigPath: "k.kubeconfig", etcd: {} } },
+            /kamino:karmada\.etcd = .*Kamino runs etcd only under a Karmada it installs/,
+        ],
+        [
+            "an even number of etcd members",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { members: 4 } } },
+            /kamino:karmada\.etcd\.members = 4: must be 3 or 5; fix: use 3 .* or 5/,
+        ],
+        [
+            "an etcd volume size that is not a size",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { ...nets, etcd: { volumeSize: "8GB" } } },
+            /kamino:karmada\.etcd\.volumeSize = "8GB": must be a size such as 8Gi/,
+        ],
+        [
+            "a gke host that cannot call a kind Push member",
+            { clusters: [gke("hub", { karmadaHost: true }), { name: "k", provider: "kind" }], karmada: nets },
+            /kamino:clusters\[1\]\.syncMode = "Push" \(default\): Karmada on 'hub' \(gke\) cannot call the kind cluster 'k'/,
+        ],
+        [
+            "a Pull member told a loopback endpoint",
+            {
+                clusters: [existing("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })],
+                karmada: { existingKubeconfigPath: "k.kubeconfig", endpoint: "127.0.0.2:5443" },
+            },
+            /the agent on 'm' \(gke\) could not reach Karmada at 127\.0\.0\.2: that is a loopback address of this machine \(kamino:karmada\.endpoint\)/,
+        ],
     ])("%s", (_what, cfg, expected) => expect(problemsOf(cfg)).toMatch(expected));
 
     test("what is right loads: a gke host with networks, an existing host with an endpoint, 0.0.0.0/0 when said, a Pull member of an existing host", () => {
-        expect(problemsOf({ clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" }), { name: "k", provider: "kind", syncMode: "Pull" }], karmada: nets })).toBe("");
-        expect(problemsOf({ clusters: [existing("hub", { karmadaHost: true }), existing("m", { syncMode: "Pull" })], karmada: { endpoint: "karmada.example.com", authorizedNetworks: ["0.0.0.0/0"], allowAnyNetwork: true } })).toBe("");
+        expect(
+            problemsOf({
+                clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" }), { name: "k", provider: "kind", syncMode: "Pull" }],
+                karmada: nets,
+            }),
+        ).toBe("");
+        expect(
+            problemsOf({
+                clusters: [existing("hub", { karmadaHost: true }), existing("m", { syncMode: "Pull" })],
+                karmada: { endpoint: "karmada.example.com", authorizedNetworks: ["0.0.0.0/0"], allowAnyNetwork: true },
+            }),
+        ).toBe("");
     });
 
     test("a Karmada installed off kind is v1.18.2 unless the stack names a version; kind keeps the article's", () => {
@@ -111,12 +211,24 @@ describe("where Karmada runs: each mistake named with its key, value and fix, be
         const cloud = { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] };
         expect(load({ ...cloud, karmada: nets }).karmada.chartVersion).toBe("v1.18.2");
         expect(load({ ...cloud, karmada: { ...nets, chartVersion: "v1.17.0" } }).karmada.chartVersion).toBe("v1.17.0");
-        expect(load({ clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }] }).karmada.chartVersion).toBe("v1.15.0");
+        expect(
+            load({
+                clusters: [
+                    { name: "hub", provider: "kind", karmadaHost: true },
+                    { name: "m", provider: "kind" },
+                ],
+            }).karmada.chartVersion,
+        ).toBe("v1.15.0");
     });
 });
 
 describe("the chart's values", () => {
-    const chart = { kubectlImage: "bitnamisecure/kubectl", featureGates: { PropagateDeps: true }, failover: true, detectionArgs: { "cluster-monitor-period": "1500ms" } };
+    const chart = {
+        kubectlImage: "bitnamisecure/kubectl",
+        featureGates: { PropagateDeps: true },
+        failover: true,
+        detectionArgs: { "cluster-monitor-period": "1500ms" },
+    };
 
     const published = { host: "34.1.2.3", etcdServers: "https://karmada-etcd-client.karmada-system.svc.cluster.local:2379" };
 
@@ -124,14 +236,18 @@ describe("the chart's values", () => {
         const v = karmadaChartValues({ ...chart, published }) as Record<string, Record<string, unknown>>;
         expect((v.certs as { auto: { hosts: string[] } }).auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "34.1.2.3"]);
         expect(v.apiServer).toEqual({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app: "karmada-apiserver" } });
-        for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"]) expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
+        for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"])
+            expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
         // The client certificate is not among them: the component adds it as a secret.
         expect(v.etcd).toEqual({ mode: "external", external: { servers: published.etcdServers, registryPrefix: "/registry" } });
     });
 
     test("a stack's values still win, e.g. an etcd of its own", () => {
         const servers = "https://etcd.example.internal:2379";
-        const v = karmadaChartValues({ ...chart, published, values: { etcd: { external: { servers } }, scheduler: { replicaCount: 3 } } }) as Record<string, Record<string, unknown>>;
+        const v = karmadaChartValues({ ...chart, published, values: { etcd: { external: { servers } }, scheduler: { replicaCount: 3 } } }) as Record<
+            string,
+            Record<string, unknown>
+        >;
         expect(v.etcd).toEqual({ mode: "external", external: { servers, registryPrefix: "/registry" } });
         expect(v.scheduler).toMatchObject({ replicaCount: 3, podDisruptionBudget: { minAvailable: 1 } });
     });
@@ -140,7 +256,9 @@ describe("the chart's values", () => {
         const kind = karmadaChartValues({ ...chart, kind: { apiServerNodePort: 32443, hostNodeName: "n" } });
         const cloud = karmadaChartValues({ ...chart, published });
         const certs = { etcd: { external: { certs: { caCrt: "c", crt: "c", key: "k" } } } };
-        const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("https://e:2379")), ...valuePaths(certs)].filter((p) => !(CHART_KEYS as readonly string[]).includes(p));
+        const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("https://e:2379")), ...valuePaths(certs)].filter(
+            (p) => !(CHART_KEYS as readonly string[]).includes(p),
+        );
         expect(unknown).toEqual([]);
     });
 });
@@ -151,7 +269,12 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
     let outputs: ReturnType<typeof kaminoStack>["outputs"];
     beforeAll(async () => {
         await run.install(config, [], "prod");
-        ({ outputs } = kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() }));
+        ({ outputs } = kaminoStack(config, {
+            crdReader: fakeCrdReader(),
+            preflight: healthyMachine(),
+            runningWaiter: fakeRunningWaiter(),
+            agentReadyWaiter: fakeAgentReadyWaiter(),
+        }));
         await run.settle();
     }, 60_000); // loading @pulumi/gcp with a cold cache on a busy machine takes longer than jest's 5 s
 
@@ -174,7 +297,11 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         expect(values.apiServer).toMatchObject({ replicaCount: 2 });
         expect(values.etcd).toEqual({
             mode: "external",
-            external: { servers: [0, 1, 2].map((i) => `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2379`).join(","), registryPrefix: "/registry", certs: { caCrt: expect.stringContaining("FAKE-ETCD"), crt: expect.stringContaining("FAKE-ETCD"), key: FAKE_ETCD_CLIENT_KEY } },
+            external: {
+                servers: [0, 1, 2].map((i) => `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2379`).join(","),
+                registryPrefix: "/registry",
+                certs: { caCrt: expect.stringContaining("FAKE-ETCD"), crt: expect.stringContaining("FAKE-ETCD"), key: FAKE_ETCD_CLIENT_KEY },
+            },
         });
         expect(valuePaths(values).filter((p) => !(CHART_KEYS as readonly string[]).includes(p))).toEqual([]);
     });
@@ -187,7 +314,11 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         if (preview) return; // the host is not read (its kubeconfig is unknown): the namespace and the certificates come after that check
         expect(run.get("kubernetes:core/v1:Namespace", "karmada-etcd-ns").inputs.metadata.name).toBe("karmada-system");
         expect(sts.inputs.metadata).toMatchObject({ name: "karmada-etcd", namespace: "karmada-system" });
-        expect(sts.inputs.spec).toMatchObject({ replicas: 3, podManagementPolicy: "Parallel", volumeClaimTemplates: [{ spec: { resources: { requests: { storage: "8Gi" } } } }] });
+        expect(sts.inputs.spec).toMatchObject({
+            replicas: 3,
+            podManagementPolicy: "Parallel",
+            volumeClaimTemplates: [{ spec: { resources: { requests: { storage: "8Gi" } } } }],
+        });
         expect(run.get("kubernetes:policy/v1:PodDisruptionBudget", "karmada-etcd-pdb").inputs.spec).toMatchObject({ minAvailable: 2 });
         const secret = run.get("kubernetes:core/v1:Secret", "karmada-etcd-certs");
         expect(isSecretInput(secret.inputs.stringData)).toBe(true);
@@ -201,7 +332,11 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         if (preview) return;
         // The stack's networks, then each Pull member's reserved Cloud NAT address, which Kamino adds itself.
         const nat = ["iris-east", "iris-west"].map((m) => `${fakeNatAddress(`${m}-egress-ip-0`)}/32`);
-        expect(svc.inputs.spec).toMatchObject({ type: "LoadBalancer", loadBalancerIP: FAKE_KARMADA_ADDRESS, loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.10/32", ...nat] });
+        expect(svc.inputs.spec).toMatchObject({
+            type: "LoadBalancer",
+            loadBalancerIP: FAKE_KARMADA_ADDRESS,
+            loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.10/32", ...nat],
+        });
     });
 
     test("both members join by Pull and their agents dial the address; Karmada gets no member credential", async () => {
@@ -209,7 +344,10 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
             expect(run.ofType("kubernetes:cluster.karmada.io/v1alpha1:Cluster").map((c) => c.name)).not.toContain(`${m}-member-cluster`);
             const kubeconfig = run.get("kubernetes:core/v1:Secret", `${m}-member-agent-kubeconfig`);
             expect(providerName(kubeconfig)).toBe(`${m}-k8s`);
-            if (!preview) expect(YAML.parse(String((plain(kubeconfig.inputs.stringData) as Record<string, string>)["karmada-kubeconfig"])).clusters[0].cluster.server).toBe(`https://${FAKE_KARMADA_ADDRESS}:5443`);
+            if (!preview)
+                expect(
+                    YAML.parse(String((plain(kubeconfig.inputs.stringData) as Record<string, string>)["karmada-kubeconfig"])).clusters[0].cluster.server,
+                ).toBe(`https://${FAKE_KARMADA_ADDRESS}:5443`);
         }
         const endpoint = await valueOf(outputs.karmadaEndpoint);
         if (preview) expect(endpoint).toBeUndefined();
@@ -222,16 +360,27 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
 
     test("federated-iris in failover mode between the two members", () => {
         const policy = run.ofType("kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy").find((p) => p.inputs.metadata.name === "iriscluster-propagate")!;
-        expect((plain(policy.inputs.spec.placement.clusterAffinities) as Array<{ clusterNames: string[] }>).map((a: { clusterNames: string[] }) => a.clusterNames)).toEqual([["iris-east"], ["iris-west"]]);
+        expect(
+            (plain(policy.inputs.spec.placement.clusterAffinities) as Array<{ clusterNames: string[] }>).map((a: { clusterNames: string[] }) => a.clusterNames),
+        ).toEqual([["iris-east"], ["iris-west"]]);
     });
 });
 
 test("a zonal gke host: the address is reserved in the zone's region", async () => {
     // A zonal host has one zone for three members: only with the spread relaxed (checked in karmada-etcd-host.test.ts).
-    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { zoneSpread: "preferred" } } });
+    const config = raw({
+        iko,
+        clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })],
+        karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { zoneSpread: "preferred" } },
+    });
     const run = new MockRun(false);
     await run.install(config, [], "zonal");
-    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+    kaminoStack(config, {
+        crdReader: fakeCrdReader(),
+        preflight: healthyMachine(),
+        runningWaiter: fakeRunningWaiter(),
+        agentReadyWaiter: fakeAgentReadyWaiter(),
+    });
     await run.settle();
     expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({ name: "hub-karmada-api", project: "p", region: "us-central1" });
 }, 60_000);
@@ -279,17 +428,28 @@ describe("KarmadaControlPlane off kind", () => {
         const secret = await Promise.all(outputs.map((o) => pulumi.isSecret(o as pulumi.Output<unknown>)));
         expect(secret.filter(Boolean)).toHaveLength(1);
     });
-
 });
 
 test("five etcd members on a StorageClass of the stack's choice: five in the StatefulSet, a quorum of three kept by the budget", async () => {
-    const config = raw({ iko, clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo", zoneSpread: "preferred" } } });
+    const config = raw({
+        iko,
+        clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })],
+        karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo", zoneSpread: "preferred" } },
+    });
     const run = new MockRun(false);
     await run.install(config, [], "five");
-    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+    kaminoStack(config, {
+        crdReader: fakeCrdReader(),
+        preflight: healthyMachine(),
+        runningWaiter: fakeRunningWaiter(),
+        agentReadyWaiter: fakeAgentReadyWaiter(),
+    });
     await run.settle();
     const spec = run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members").inputs.spec;
-    expect(spec).toMatchObject({ replicas: 5, volumeClaimTemplates: [{ spec: { storageClassName: "premium-rwo", resources: { requests: { storage: "20Gi" } } } }] });
+    expect(spec).toMatchObject({
+        replicas: 5,
+        volumeClaimTemplates: [{ spec: { storageClassName: "premium-rwo", resources: { requests: { storage: "20Gi" } } } }],
+    });
     const initialCluster = (spec.template.spec.containers[0].command as string[]).find((f) => f.startsWith("--initial-cluster="))!;
     expect(initialCluster.split(",")).toHaveLength(5);
     expect(run.get("kubernetes:policy/v1:PodDisruptionBudget", "karmada-etcd-pdb").inputs.spec).toMatchObject({ minAvailable: 3 });

@@ -81,8 +81,12 @@ describe.each(["bash", "sh"])("under %s", (shell) => {
         const r = create();
         expect(r.status).toBe(1);
         expect(r.stderr).toContain("  - nodes: it has 1 control-plane and 3 worker node(s); this stack makes 1 control-plane and 1 worker(s)");
-        expect(r.stderr).toContain("  - CNI: kind's default CNI runs in it (DaemonSet kube-system/kindnet); this stack creates kind clusters with networking.disableDefaultCNI: true");
-        expect(r.stderr).toContain("  - ports: node port 32443/tcp is not published on 127.0.0.1:5443 for the Karmada API (kamino:karmada.apiServerHostPort); docker port says: 0.0.0.0:5443 [::]:5443");
+        expect(r.stderr).toContain(
+            "  - CNI: kind's default CNI runs in it (DaemonSet kube-system/kindnet); this stack creates kind clusters with networking.disableDefaultCNI: true",
+        );
+        expect(r.stderr).toContain(
+            "  - ports: node port 32443/tcp is not published on 127.0.0.1:5443 for the Karmada API (kamino:karmada.apiServerHostPort); docker port says: 0.0.0.0:5443 [::]:5443",
+        );
         expect(r.stderr).toContain("kind delete cluster --name ikofett");
         expect(r.stderr).toContain("kamino:kindNamePrefix");
     });
@@ -90,7 +94,11 @@ describe.each(["bash", "sh"])("under %s", (shell) => {
     test.each([
         ["kind's default CNI alone", { workers: 1, kindnet: true, ports: ["32443/tcp -> 127.0.0.1:5443"] }, "  - CNI: kind's default CNI runs in it"],
         ["a look-alike host port", { workers: 1, ports: ["32443/tcp -> 127.0.0.1:54430"] }, "docker port says: 127.0.0.1:54430"],
-        ["the right host port on another node port", { workers: 1, ports: ["30443/tcp -> 127.0.0.1:5443"] }, "docker port says: Error: No public port '32443/tcp'"],
+        [
+            "the right host port on another node port",
+            { workers: 1, ports: ["30443/tcp -> 127.0.0.1:5443"] },
+            "docker port says: Error: No public port '32443/tcp'",
+        ],
     ])("one difference is enough to refuse: %s", (_, cluster, named) => {
         host.addCluster("ikofett", cluster);
         const r = create();
@@ -111,7 +119,9 @@ describe.each(["bash", "sh"])("under %s", (shell) => {
         host.addCluster("ikofett", { workers: 1, ports: ["32443/tcp -> 127.0.0.1:5443"], stopped: true });
         const r = create();
         expect(r.status).toBe(1);
-        expect(r.stderr).toMatch(/- CNI: could not list its kube-system DaemonSets to look for kind's default CNI: Error response from daemon: container \w+ is not running/);
+        expect(r.stderr).toMatch(
+            /- CNI: could not list its kube-system DaemonSets to look for kind's default CNI: Error response from daemon: container \w+ is not running/,
+        );
     });
 
     test("Docker down: the script stops at 'kind get clusters' instead of trying to create", () => {

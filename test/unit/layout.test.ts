@@ -48,7 +48,12 @@ function layerFolders(dir = COMPONENTS): string[] {
         .flatMap((e) => {
             const p = path.join(dir, e.name);
             const readme = path.join(p, "README.md");
-            const isLayer = fs.existsSync(readme) && fs.readFileSync(readme, "utf8").split("\n").some((l) => l.startsWith("May import:"));
+            const isLayer =
+                fs.existsSync(readme) &&
+                fs
+                    .readFileSync(readme, "utf8")
+                    .split("\n")
+                    .some((l) => l.startsWith("May import:"));
             return [...(isLayer ? [path.relative(COMPONENTS, p).split(path.sep).join("/")] : []), ...layerFolders(p)];
         });
 }
@@ -74,7 +79,10 @@ function layerOf(p: string): string | undefined {
 
 function mayImport(folder: string): string[] {
     const readme = path.join(COMPONENTS, folder, "README.md");
-    const line = fs.readFileSync(readme, "utf8").split("\n").find((l) => l.startsWith("May import:"));
+    const line = fs
+        .readFileSync(readme, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("May import:"));
     if (!line) throw new Error(`${path.relative(ROOT, readme)} has no "May import:" line`);
     const list = line.slice("May import:".length).replace(/\.$/, "").trim();
     return list === "nothing" ? [] : list.split(",").map((s) => s.trim());
@@ -121,13 +129,24 @@ describe("components/ layers", () => {
     });
 
     test("every file of components/ is in a layer, or is one of components/ itself (fleet.ts, stack.ts)", () => {
-        expect(tsFiles(COMPONENTS).filter((f) => { const l = layerOf(f); return l !== "" && !folders.includes(l!); }).map((f) => path.relative(ROOT, f))).toEqual([]);
+        expect(
+            tsFiles(COMPONENTS)
+                .filter((f) => {
+                    const l = layerOf(f);
+                    return l !== "" && !folders.includes(l!);
+                })
+                .map((f) => path.relative(ROOT, f)),
+        ).toEqual([]);
     });
 
     test("fleet.ts and stack.ts import only components/, and the commands only components/", () => {
         const outside = [...tsFiles(COMPONENTS).filter((f) => layerOf(f) === ""), ...tsFiles(path.join(ROOT, "commands"))].flatMap((file) =>
             relativeImports(file)
-                .filter((s) => layerOf(path.resolve(path.dirname(file), s)) === undefined && !path.resolve(path.dirname(file), s).startsWith(path.join(ROOT, "commands")))
+                .filter(
+                    (s) =>
+                        layerOf(path.resolve(path.dirname(file), s)) === undefined &&
+                        !path.resolve(path.dirname(file), s).startsWith(path.join(ROOT, "commands")),
+                )
                 .map((s) => `${path.relative(ROOT, file)} imports ${s}`),
         );
         expect(outside).toEqual([]);
@@ -147,12 +166,19 @@ describe("components/ layers", () => {
         const inControlPlane = path.join(COMPONENTS, "karmada", "control-plane", "probe.ts");
         const inFailover = path.join(COMPONENTS, "karmada", "failover", "probe.ts");
         const inMembers = path.join(COMPONENTS, "karmada", "members", "probe.ts");
-        expect(layerViolations(inControlPlane, 'import { joinMember } from "../members/join";')).toEqual(["components/karmada/control-plane/probe.ts imports ../members/join"]);
+        expect(layerViolations(inControlPlane, 'import { joinMember } from "../members/join";')).toEqual([
+            "components/karmada/control-plane/probe.ts imports ../members/join",
+        ]);
         expect(layerViolations(inFailover, 'import { KarmadaControlPlane } from "../control-plane/control-plane";')).toHaveLength(1);
         expect(layerViolations(inMembers, 'import { fleet } from "../../fleet";')).toHaveLength(1);
         // A file straight in karmada/ belongs to no layer.
         expect(layerViolations(inMembers, 'import { x } from "../stray";')).toHaveLength(1);
-        expect(layerViolations(inMembers, 'import { KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";\nimport { detectionFlags } from "../failover/detection";')).toEqual([]);
+        expect(
+            layerViolations(
+                inMembers,
+                'import { KARMADA_SYSTEM_LABELS } from "../control-plane/control-plane";\nimport { detectionFlags } from "../failover/detection";',
+            ),
+        ).toEqual([]);
     });
 });
 
@@ -177,7 +203,8 @@ function longFunctions(files: string[]): Array<{ file: string; line: number; lab
             if (ts.isFunctionLike(n) && "body" in n && n.body) {
                 const from = src.getLineAndCharacterOfPosition(n.getStart(src)).line;
                 const to = src.getLineAndCharacterOfPosition(n.end).line;
-                if (to - from + 1 > MAX_FUNCTION_LINES) long.push({ file: path.relative(ROOT, file), line: from + 1, label: functionLabel(n, src), lines: to - from + 1 });
+                if (to - from + 1 > MAX_FUNCTION_LINES)
+                    long.push({ file: path.relative(ROOT, file), line: from + 1, label: functionLabel(n, src), lines: to - from + 1 });
             }
             ts.forEachChild(n, visit);
         };

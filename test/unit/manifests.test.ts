@@ -73,15 +73,23 @@ function problems(cfg: Record<string, unknown>, files: Record<string, string>): 
 
 describe("config: each file read into its objects", () => {
     test("documents become objects; a namespaced kind without namespace gets `default`, a cluster-scoped one none", () => {
-        const cfg = load({ manifests: [{ path: "m/web.yaml", placement: { clusterNames: ["ikoclone"] } }, { path: "m/prio.yaml" }] }, {
-            "m/web.yaml": `${SERVICE}---\n${NETPOL}---\n`,
-            "m/prio.yaml": CLUSTER_SCOPED,
-        });
+        const cfg = load(
+            { manifests: [{ path: "m/web.yaml", placement: { clusterNames: ["ikoclone"] } }, { path: "m/prio.yaml" }] },
+            {
+                "m/web.yaml": `${SERVICE}---\n${NETPOL}---\n`,
+                "m/prio.yaml": CLUSTER_SCOPED,
+            },
+        );
         expect(cfg.manifests[0].objects.map((o) => [o.document, o.kind, o.group, o.namespace, o.name, o.resource])).toEqual([
             [0, "Service", "", "default", "iris-web", "services"],
             [1, "NetworkPolicy", "networking.k8s.io", "iris", "iris-only", "networkpolicies"],
         ]);
-        expect(cfg.manifests[0].objects[0].body).toMatchObject({ apiVersion: "v1", kind: "Service", metadata: { name: "iris-web", namespace: "default" }, spec: { ports: [{ port: 52773 }] } });
+        expect(cfg.manifests[0].objects[0].body).toMatchObject({
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "iris-web", namespace: "default" },
+            spec: { ports: [{ port: 52773 }] },
+        });
         expect(cfg.manifests[1].objects[0]).toMatchObject({ kind: "PriorityClass", namespace: undefined, resource: "priorityclasses" });
         // Mode and placement default as an IrisCluster's do.
         expect(cfg.manifests[1].placement).toEqual({ mode: "all" });
@@ -90,26 +98,91 @@ describe("config: each file read into its objects", () => {
     test("a CRD in a manifest tells its kind's scope and resource; other kinds get Kubernetes' guessed plural", () => {
         const cfg = load({ manifests: [{ path: "gw.yaml" }] }, { "gw.yaml": CRD_AND_ITS_OBJECT });
         expect(cfg.manifests[0].objects[1]).toMatchObject({ kind: "Gateway", group: "example.io", namespace: undefined, resource: "gateways" });
-        expect([guessResource("Certificate"), guessResource("Ingress"), guessResource("Policy"), guessResource("Gateway")]).toEqual(["certificates", "ingresses", "policies", "gateways"]);
+        expect([guessResource("Certificate"), guessResource("Ingress"), guessResource("Policy"), guessResource("Gateway")]).toEqual([
+            "certificates",
+            "ingresses",
+            "policies",
+            "gateways",
+        ]);
     });
 
     test.each([
         ["a missing file", [{ path: "nope.yaml" }], {}, /^kamino:manifests\[0\]\.path = "nope\.yaml": file does not exist; fix: create it/],
-        ["unparsable YAML, naming the document", [{ path: "bad.yaml" }], { "bad.yaml": `${SERVICE}---\nkind: [oops\n` }, /^kamino:manifests\[0\]\.path = "bad\.yaml": document 1 is not valid YAML .*; fix: correct the YAML/],
-        ["an object without metadata.name", [{ path: "a.yaml" }], { "a.yaml": `${SERVICE}---\napiVersion: v1\nkind: Service\nmetadata: {}\n` }, /document 1 has no metadata\.name; fix: every object needs apiVersion, kind and metadata\.name/],
+        [
+            "unparsable YAML, naming the document",
+            [{ path: "bad.yaml" }],
+            { "bad.yaml": `${SERVICE}---\nkind: [oops\n` },
+            /^kamino:manifests\[0\]\.path = "bad\.yaml": document 1 is not valid YAML .*; fix: correct the YAML/,
+        ],
+        [
+            "an object without metadata.name",
+            [{ path: "a.yaml" }],
+            { "a.yaml": `${SERVICE}---\napiVersion: v1\nkind: Service\nmetadata: {}\n` },
+            /document 1 has no metadata\.name; fix: every object needs apiVersion, kind and metadata\.name/,
+        ],
         ["an object without apiVersion and kind", [{ path: "a.yaml" }], { "a.yaml": "metadata: { name: x }\n" }, /document 0 has no apiVersion, kind; fix/],
         ["a document that is not an object", [{ path: "a.yaml" }], { "a.yaml": "- a\n- b\n" }, /document 0 is not a Kubernetes object/],
         ["a file with no object", [{ path: "a.yaml" }], { "a.yaml": "# nothing yet\n" }, /the file holds no object; fix: write at least one object/],
-        ["a List", [{ path: "a.yaml" }], { "a.yaml": "apiVersion: v1\nkind: List\nmetadata: { name: l }\nitems: []\n" }, /document 0 is a List; fix: write each of its items as a document of its own/],
-        ["a cluster-scoped object with a namespace", [{ path: "a.yaml" }], { "a.yaml": CLUSTER_SCOPED.replace("iris-high }", "iris-high, namespace: x }") }, /PriorityClass 'iris-high' is cluster-scoped.*; fix: remove its metadata\.namespace/],
-        ["an IrisCluster", [{ path: "a.yaml" }], { "a.yaml": "apiVersion: intersystems.com/v1alpha1\nkind: IrisCluster\nmetadata: { name: iris }\n" }, /document 0: IrisCluster 'default\/iris': Kamino federates IrisClusters itself; fix: declare it in kamino:irisClusters instead/],
-        ["a Secret", [{ path: "a.yaml" }], { "a.yaml": "apiVersion: v1\nkind: Secret\nmetadata: { name: key }\n" }, /Secret 'default\/key'.*; fix: declare it in kamino:secrets/],
-        ["a Namespace", [{ path: "a.yaml" }], { "a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: { name: iris }\n" }, /Kamino creates the namespaces its objects use.*; fix: remove it/],
-        ["a Karmada policy", [{ path: "a.yaml" }], { "a.yaml": "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p }\n" }, /is a Karmada object/],
-        ["the same object in two files", [{ path: "a.yaml" }, { path: "b.yaml" }], { "a.yaml": SERVICE, "b.yaml": SERVICE }, /^kamino:manifests\[1\]\.path = "b\.yaml": document 0: Service default\/iris-web is declared twice \(also kamino:manifests\[0\]\.path document 0\); fix: keep one of them/],
-        ["a file listed twice", [{ path: "a.yaml" }, { path: "a.yaml", placement: { clusterNames: ["ikodr"] } }], { "a.yaml": SERVICE }, /^kamino:manifests\[1\]\.path = "a\.yaml": the file is listed twice/],
-        ["a placement naming the Karmada host", [{ path: "a.yaml", placement: { clusterNames: ["ikofett"] } }], { "a.yaml": SERVICE }, /^kamino:manifests\[0\]\.placement\.clusterNames\[0\] = "ikofett": hosts Karmada/],
-        ["failover over one member", [{ path: "a.yaml", placement: { mode: "failover", clusterNames: ["ikoclone"] } }], { "a.yaml": SERVICE }, /^kamino:manifests\[0\]\.placement\.clusterNames .*failover needs at least two members/],
+        [
+            "a List",
+            [{ path: "a.yaml" }],
+            { "a.yaml": "apiVersion: v1\nkind: List\nmetadata: { name: l }\nitems: []\n" },
+            /document 0 is a List; fix: write each of its items as a document of its own/,
+        ],
+        [
+            "a cluster-scoped object with a namespace",
+            [{ path: "a.yaml" }],
+            { "a.yaml": CLUSTER_SCOPED.replace("iris-high }", "iris-high, namespace: x }") },
+            /PriorityClass 'iris-high' is cluster-scoped.*; fix: remove its metadata\.namespace/,
+        ],
+        [
+            "an IrisCluster",
+            [{ path: "a.yaml" }],
+            { "a.yaml": "apiVersion: intersystems.com/v1alpha1\nkind: IrisCluster\nmetadata: { name: iris }\n" },
+            /document 0: IrisCluster 'default\/iris': Kamino federates IrisClusters itself; fix: declare it in kamino:irisClusters instead/,
+        ],
+        [
+            "a Secret",
+            [{ path: "a.yaml" }],
+            { "a.yaml": "apiVersion: v1\nkind: Secret\nmetadata: { name: key }\n" },
+            /Secret 'default\/key'.*; fix: declare it in kamino:secrets/,
+        ],
+        [
+            "a Namespace",
+            [{ path: "a.yaml" }],
+            { "a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: { name: iris }\n" },
+            /Kamino creates the namespaces its objects use.*; fix: remove it/,
+        ],
+        [
+            "a Karmada policy",
+            [{ path: "a.yaml" }],
+            { "a.yaml": "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p }\n" },
+            /is a Karmada object/,
+        ],
+        [
+            "the same object in two files",
+            [{ path: "a.yaml" }, { path: "b.yaml" }],
+            { "a.yaml": SERVICE, "b.yaml": SERVICE },
+            /^kamino:manifests\[1\]\.path = "b\.yaml": document 0: Service default\/iris-web is declared twice \(also kamino:manifests\[0\]\.path document 0\); fix: keep one of them/,
+        ],
+        [
+            "a file listed twice",
+            [{ path: "a.yaml" }, { path: "a.yaml", placement: { clusterNames: ["ikodr"] } }],
+            { "a.yaml": SERVICE },
+            /^kamino:manifests\[1\]\.path = "a\.yaml": the file is listed twice/,
+        ],
+        [
+            "a placement naming the Karmada host",
+            [{ path: "a.yaml", placement: { clusterNames: ["ikofett"] } }],
+            { "a.yaml": SERVICE },
+            /^kamino:manifests\[0\]\.placement\.clusterNames\[0\] = "ikofett": hosts Karmada/,
+        ],
+        [
+            "failover over one member",
+            [{ path: "a.yaml", placement: { mode: "failover", clusterNames: ["ikoclone"] } }],
+            { "a.yaml": SERVICE },
+            /^kamino:manifests\[0\]\.placement\.clusterNames .*failover needs at least two members/,
+        ],
         ["an unknown field", [{ path: "a.yaml", namespace: "x" }], { "a.yaml": SERVICE }, /^kamino:manifests\[0\]\.namespace = "x": unknown field/],
     ])("%s is a config error naming the key and the fix", (_, manifests, files, line) => {
         expect(problems({ manifests }, files)).toContainEqual(expect.stringMatching(line));
@@ -119,7 +192,9 @@ describe("config: each file read into its objects", () => {
         const configMaps = [{ name: "cpf", namespace: "iris", placement: {}, data: { a: { value: "x" } } }];
         const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cpf, namespace: iris }\n";
         expect(problems({ configMaps, manifests: [{ path: "a.yaml" }] }, { "a.yaml": cm })).toEqual([
-            expect.stringMatching(/^kamino:manifests\[0\]\.path = "a\.yaml": document 0: ConfigMap 'iris\/cpf' is kamino:configMaps\[0\] already; fix: keep it in one place/),
+            expect.stringMatching(
+                /^kamino:manifests\[0\]\.path = "a\.yaml": document 0: ConfigMap 'iris\/cpf' is kamino:configMaps\[0\] already; fix: keep it in one place/,
+            ),
         ]);
         // A ConfigMap of one's own, in a manifest only, is fine.
         expect(problems({ manifests: [{ path: "a.yaml" }] }, { "a.yaml": cm })).toEqual([]);
@@ -140,7 +215,10 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
     const scope = { irisClusterNamespaces: ["iris"], secretNamespaces: [], configMapNamespaces: [] };
     const without = memberAccessPlan(NARROW, scope);
     const ruleSet = (p: ReturnType<typeof memberAccessPlan>) =>
-        new Set([...p.clusterRules.map((r) => `cluster ${JSON.stringify(r)}`), ...p.namespaces.flatMap((n) => n.rules.map((r) => `${n.namespace} ${JSON.stringify(r)}`))]);
+        new Set([
+            ...p.clusterRules.map((r) => `cluster ${JSON.stringify(r)}`),
+            ...p.namespaces.flatMap((n) => n.rules.map((r) => `${n.namespace} ${JSON.stringify(r)}`)),
+        ]);
     const added = (objects: Parameters<typeof memberAccessPlan>[1]["manifestObjects"]) => {
         const before = ruleSet(without);
         const after = ruleSet(memberAccessPlan(NARROW, { ...scope, manifestObjects: objects }));
@@ -164,7 +242,10 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
     });
 
     test("in a namespace Kamino writes already, the kind joins that namespace's rules", () => {
-        const plan = memberAccessPlan(NARROW, { ...scope, manifestObjects: [{ group: "networking.k8s.io", resource: "networkpolicies", namespace: "iris", name: "p" }] });
+        const plan = memberAccessPlan(NARROW, {
+            ...scope,
+            manifestObjects: [{ group: "networking.k8s.io", resource: "networkpolicies", namespace: "iris", name: "p" }],
+        });
         expect(plan.namespaces.find((n) => n.namespace === "iris")!.rules).toEqual([
             { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get", "create", "update", "delete"] },
             { apiGroups: ["intersystems.com"], resources: ["irisclusters"], verbs: ["get", "create", "update", "delete"] },
@@ -194,7 +275,9 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
         await run.settle();
         for (const m of ["ikoclone", "ikodr"]) {
             const role = run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", `${m}-member-access-iris-role`);
-            expect(role.inputs.rules).toEqual([{ apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["get", "create", "update", "delete"] }]);
+            expect(role.inputs.rules).toEqual([
+                { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["get", "create", "update", "delete"] },
+            ]);
         }
     });
 });
@@ -214,7 +297,12 @@ describe("FederatedManifests under mocks", () => {
     async function runStack(cfg: Record<string, string>, preview = false) {
         const run = new MockRun(preview);
         await run.install(cfg);
-        const stack = kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), karmadaWorks: () => NO_WORKS });
+        const stack = kaminoStack(cfg, {
+            crdReader: fakeCrdReader(),
+            preflight: healthyMachine(),
+            runningWaiter: fakeRunningWaiter(),
+            karmadaWorks: () => NO_WORKS,
+        });
         await run.settle();
         return { run, stack };
     }
@@ -230,7 +318,9 @@ describe("FederatedManifests under mocks", () => {
             metadata: { name: "iris-web", namespace: "default", labels: { "kamino.io/manifest": "true" }, annotations: { "pulumi.com/skipAwait": "true" } },
             spec: { ports: [{ port: 52773 }] },
         });
-        expect(run.get("kubernetes:networking.k8s.io/v1:NetworkPolicy", "manifests-networkpolicy-networking.k8s.io-default-iris-only").inputs.spec).toEqual({ podSelector: {} });
+        expect(run.get("kubernetes:networking.k8s.io/v1:NetworkPolicy", "manifests-networkpolicy-networking.k8s.io-default-iris-only").inputs.spec).toEqual({
+            podSelector: {},
+        });
         // One PropagationPolicy for the file, in its objects' namespace, selecting each by name.
         const policy = run.kind("PropagationPolicy").find((p) => p.inputs.metadata.name === manifestPolicyName(web))!;
         expect(policy.inputs.metadata.namespace).toBe("default");
@@ -241,14 +331,23 @@ describe("FederatedManifests under mocks", () => {
             ],
             placement: { clusterAffinity: { labelSelector: { matchLabels: { site: "a" } } } },
         });
-        expect(stack.outputs.manifests).toEqual({ "Service default/iris-web": ["ikoclone"], "NetworkPolicy.networking.k8s.io default/iris-only": ["ikoclone"] });
+        expect(stack.outputs.manifests).toEqual({
+            "Service default/iris-web": ["ikoclone"],
+            "NetworkPolicy.networking.k8s.io default/iris-only": ["ikoclone"],
+        });
     });
 
     test("cluster-scoped objects get a ClusterPropagationPolicy; a CRD comes before objects of its kind", async () => {
         const { run } = await runStack(config([{ path: prio }, { path: gw }]));
-        const cpp = run.kind("ClusterPropagationPolicy").map((p) => p.inputs.metadata.name).sort();
+        const cpp = run
+            .kind("ClusterPropagationPolicy")
+            .map((p) => p.inputs.metadata.name)
+            .sort();
         expect(cpp).toEqual([manifestPolicyName(gw), manifestPolicyName(prio)].sort());
-        const crd = run.get("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "manifests-customresourcedefinition-apiextensions.k8s.io-gateways.example.io");
+        const crd = run.get(
+            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+            "manifests-customresourcedefinition-apiextensions.k8s.io-gateways.example.io",
+        );
         const gateway = run.get("kubernetes:example.io/v1:Gateway", "manifests-gateway-example.io-edge");
         expect(gateway.inputs.metadata.namespace).toBeUndefined();
         expect(run.resources.indexOf(crd)).toBeLessThan(run.resources.indexOf(gateway));
@@ -257,7 +356,11 @@ describe("FederatedManifests under mocks", () => {
     test("objects of removed entries are not registered, so Pulumi deletes them; other entries' names do not move", async () => {
         const both = (await runStack(config([{ path: prio }, { path: web }]))).run;
         const one = (await runStack(config([{ path: web }]))).run;
-        const names = (r: MockRun) => r.resources.filter((x) => x.name.startsWith("manifests-")).map((x) => x.name).sort();
+        const names = (r: MockRun) =>
+            r.resources
+                .filter((x) => x.name.startsWith("manifests-"))
+                .map((x) => x.name)
+                .sort();
         expect(names(both).filter((n) => !n.includes("priorityclass") && !n.includes(manifestPolicyName(prio)))).toEqual(names(one));
     });
 
@@ -294,12 +397,22 @@ describe("on up, the Karmada API must serve each manifest's kind", () => {
     });
     test("a kind served with another scope than Kamino took it to have", async () => {
         const text = "apiVersion: example.io/v1\nkind: Gateway\nmetadata: { name: edge }\n";
-        const [problem] = await manifestKindProblems(manifests(text), discovery({ "example.io/v1": [{ name: "gateways", kind: "Gateway", namespaced: false }] }));
-        expect(problem).toMatch(/took Gateway for a namespaced kind with resource 'gateways', but the Karmada API serves it cluster-scoped as 'gateways'\. Fix: put its CustomResourceDefinition in a kamino:manifests file/);
+        const [problem] = await manifestKindProblems(
+            manifests(text),
+            discovery({ "example.io/v1": [{ name: "gateways", kind: "Gateway", namespaced: false }] }),
+        );
+        expect(problem).toMatch(
+            /took Gateway for a namespaced kind with resource 'gateways', but the Karmada API serves it cluster-scoped as 'gateways'\. Fix: put its CustomResourceDefinition in a kamino:manifests file/,
+        );
     });
     test("kinds whose CRD a manifest brings are not asked for", async () => {
         const asked: string[] = [];
-        expect(await manifestKindProblems(manifests(CRD_AND_ITS_OBJECT), async (v) => (asked.push(v), [{ name: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false }]))).toEqual([]);
+        expect(
+            await manifestKindProblems(
+                manifests(CRD_AND_ITS_OBJECT),
+                async (v) => (asked.push(v), [{ name: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false }]),
+            ),
+        ).toEqual([]);
         expect(asked).toEqual(["apiextensions.k8s.io/v1"]);
     });
 
@@ -336,7 +449,9 @@ describe("on up, the Karmada API must serve each manifest's kind", () => {
             await run.settle();
             expect(asked).toEqual(["cert-manager.io/v1"]);
             expect(error).toBeInstanceOf(pulumi.RunError);
-            expect((error as Error).message).toContain(`kamino:manifests[0].path (${manifest}) document 0, Certificate.cert-manager.io default/iris-tls: the Karmada API does not serve kind Certificate`);
+            expect((error as Error).message).toContain(
+                `kamino:manifests[0].path (${manifest}) document 0, Certificate.cert-manager.io default/iris-tls: the Karmada API does not serve kind Certificate`,
+            );
             expect(run.resources).toEqual([]);
         });
         test("preview asks nothing", async () => {
@@ -384,16 +499,22 @@ describe("removing an entry: Karmada takes its objects off the members before th
     test("Works that never go: an error naming the objects", async () => {
         const k = karmada([svc("stuck")], Infinity);
         let t = 0;
-        await expect(removeDroppedManifestObjects(k.api, new Set(), { timeoutSeconds: 5, intervalSeconds: 1, now: () => (t += 1000), sleep: async () => undefined })).rejects.toThrow(
-            /Karmada has not removed Service iris\/stuck from its members within 5s/,
-        );
+        await expect(
+            removeDroppedManifestObjects(k.api, new Set(), { timeoutSeconds: 5, intervalSeconds: 1, now: () => (t += 1000), sleep: async () => undefined }),
+        ).rejects.toThrow(/Karmada has not removed Service iris\/stuck from its members within 5s/);
     });
     test("on up with narrow access, the member rules wait for the clean-up", async () => {
         const run = new MockRun(false);
         const cfg = raw(base);
         await run.install(cfg);
         const k = karmada([svc("dropped")]);
-        kaminoStack(cfg, { ...env({}), crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), karmadaWorks: () => k.api });
+        kaminoStack(cfg, {
+            ...env({}),
+            crdReader: fakeCrdReader(),
+            preflight: healthyMachine(),
+            runningWaiter: fakeRunningWaiter(),
+            karmadaWorks: () => k.api,
+        });
         await run.settle();
         expect(k.deleted).toEqual(["dropped"]);
         expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "ikoclone-member-role").inputs.rules.length).toBeGreaterThan(0);

@@ -14,7 +14,11 @@ const scope = { irisClusterNamespaces: ["default", "iris"], secretNamespaces: ["
 function allows(rules: PolicyRule[], verb: string, group: string, resource: string, name?: string): boolean {
     const has = (list: string[] | undefined, v: string) => !!list && (list.includes("*") || list.includes(v));
     return rules.some(
-        (r) => has(r.verbs, verb) && has(r.apiGroups, group) && has(r.resources, resource) && (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
+        (r) =>
+            has(r.verbs, verb) &&
+            has(r.apiGroups, group) &&
+            has(r.resources, resource) &&
+            (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
     );
 }
 
@@ -23,7 +27,12 @@ describe("memberAccessPlan", () => {
     const everyRule = [...plan.clusterRules, ...plan.namespaces.flatMap((n) => n.rules)];
 
     test("full is karmadactl's: everything, with an impersonator", () => {
-        expect(memberAccessPlan({ mode: "full", extraRules: [] }, scope)).toEqual({ mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true });
+        expect(memberAccessPlan({ mode: "full", extraRules: [] }, scope)).toEqual({
+            mode: "full",
+            clusterRules: FULL_RULES,
+            namespaces: [],
+            impersonator: true,
+        });
     });
 
     test("narrow: write only the propagated kinds, only in the namespaces Kamino propagates into", () => {
@@ -52,7 +61,14 @@ describe("memberAccessPlan", () => {
     });
 
     test("narrow: cluster-wide only reads (what Karmada's informers list) and creating namespaces", () => {
-        for (const [group, resource] of [["", "nodes"], ["", "pods"], ["", "secrets"], ["", "configmaps"], ["", "namespaces"], ["intersystems.com", "irisclusters"]]) {
+        for (const [group, resource] of [
+            ["", "nodes"],
+            ["", "pods"],
+            ["", "secrets"],
+            ["", "configmaps"],
+            ["", "namespaces"],
+            ["intersystems.com", "irisclusters"],
+        ]) {
             expect(allows(plan.clusterRules, "list", group, resource)).toBe(true);
             expect(allows(plan.clusterRules, "watch", group, resource)).toBe(true);
         }
@@ -103,7 +119,12 @@ describe("memberAccessPlan", () => {
 });
 
 describe("kamino:karmada.memberAccess", () => {
-    const base = { clusters: [{ name: "h", provider: "kind", karmadaHost: true }, { name: "m", provider: "kind" }] };
+    const base = {
+        clusters: [
+            { name: "h", provider: "kind", karmadaHost: true },
+            { name: "m", provider: "kind" },
+        ],
+    };
     const raw = (karmada: unknown) => ({ "kamino:clusters": JSON.stringify(base.clusters), "kamino:karmada": JSON.stringify(karmada) });
     const load = (karmada: unknown) => loadFleetConfig(raw(karmada), { pathExists: () => true });
     const problems = (karmada: unknown): string[] => {
@@ -128,7 +149,9 @@ describe("kamino:karmada.memberAccess", () => {
         expect(problems({ memberAccess: { mode: "full", extraRules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] } }).join("\n")).toMatch(
             /kamino:karmada\.memberAccess.*full already grants everything; fix: drop extraRules or set mode: narrow/,
         );
-        expect(problems({ memberAccess: { extraRules: [{ apiGroups: [""], resources: ["pods"], verbs: [] }] } }).join("\n")).toMatch(/verbs.*at least one verb; fix: /);
+        expect(problems({ memberAccess: { extraRules: [{ apiGroups: [""], resources: ["pods"], verbs: [] }] } }).join("\n")).toMatch(
+            /verbs.*at least one verb; fix: /,
+        );
     });
 });
 
@@ -169,7 +192,10 @@ describe("KarmadaMember with narrow access", () => {
                 "rbac.authorization.k8s.io/v1:ClusterRoleBinding m-access-iris-ns-binding",
             ].sort(),
         );
-        expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m-access-iris-role").inputs.metadata).toMatchObject({ name: "karmada-controller-manager:karmada-dr:iris", namespace: "iris" });
+        expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m-access-iris-role").inputs.metadata).toMatchObject({
+            name: "karmada-controller-manager:karmada-dr:iris",
+            namespace: "iris",
+        });
         expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "m-access-iris-ns-role").inputs.rules).toEqual(namespaceObjectRules("iris"));
         expect(run.get("kubernetes:cluster.karmada.io/v1alpha1:Cluster", "m-cluster").inputs.spec.impersonatorSecretRef).toBeUndefined();
         expect(run.resources.filter((r) => providerName(r) === "karmada").map((r) => r.name)).toEqual(["m-credentials", "m-cluster"]);
@@ -181,6 +207,9 @@ describe("KarmadaMember with narrow access", () => {
         await run.settle();
         expect(run.resources.filter((r) => providerName(r) === "member")).toHaveLength(7);
         expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "m-role").inputs.rules).toEqual(FULL_RULES);
-        expect(run.get("kubernetes:cluster.karmada.io/v1alpha1:Cluster", "m-cluster").inputs.spec.impersonatorSecretRef).toEqual({ namespace: "karmada-cluster", name: "dr-impersonator" });
+        expect(run.get("kubernetes:cluster.karmada.io/v1alpha1:Cluster", "m-cluster").inputs.spec.impersonatorSecretRef).toEqual({
+            namespace: "karmada-cluster",
+            name: "dr-impersonator",
+        });
     });
 });

@@ -55,7 +55,10 @@ describe("kind", () => {
     ])("'%s' is accepted: %s", (line, ok) => {
         const problems = checkKind(table({ "kind version": answer(`${line}\n`) }), ["ikofett"]);
         if (ok) expect(problems).toEqual([]);
-        else expect(problems).toEqual([expect.objectContaining({ check: "kind", message: expect.stringMatching(/^kind v0\.2[23]\.0.* is older than v0\.23\.0/) })]);
+        else
+            expect(problems).toEqual([
+                expect.objectContaining({ check: "kind", message: expect.stringMatching(/^kind v0\.2[23]\.0.* is older than v0\.23\.0/) }),
+            ]);
     });
     test("missing, failing or foreign kind: one problem each, with the install link", () => {
         const missing = checkKind(table({ kind: MISSING }), ["ikofett", "ikoclone"]);
@@ -67,7 +70,9 @@ describe("kind", () => {
             },
         ]);
         expect(checkKind(table({ kind: answer("", 1, "segfault\n") }), ["a"])[0].message).toBe("'kind version' failed (exit 1): segfault");
-        expect(checkKind(table({ kind: answer("Kind 3 kindergarten\n") }), ["a"])[0].message).toBe("'kind version' printed 'Kind 3 kindergarten', not a kind version");
+        expect(checkKind(table({ kind: answer("Kind 3 kindergarten\n") }), ["a"])[0].message).toBe(
+            "'kind version' printed 'Kind 3 kindergarten', not a kind version",
+        );
     });
 });
 
@@ -83,7 +88,9 @@ describe("docker", () => {
         expect(p.fix).toMatch(/start Docker/);
     });
     test("permission denied points at the docker group; missing docker at the install", () => {
-        const denied = checkDocker(table({ docker: answer("\n", 0, "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: ...\n") }));
+        const denied = checkDocker(
+            table({ docker: answer("\n", 0, "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: ...\n") }),
+        );
         expect(denied[0].fix).toMatch(/usermod -aG docker/);
         expect(checkDocker(table({ docker: MISSING }))[0].message).toBe("'docker' is not on PATH; kind runs its nodes as Docker containers");
     });
@@ -101,16 +108,22 @@ describe("Karmada host port", () => {
         expect(checkKarmadaPort(run, () => "in-use", args)).toEqual([]);
     });
     test("a port held by anything else is a problem naming the key and the way out", () => {
-        const run = table({ "docker port ikofett-control-plane 32443/tcp": answer("", 1, "Error response from daemon: No such container: ikofett-control-plane\n") });
+        const run = table({
+            "docker port ikofett-control-plane 32443/tcp": answer("", 1, "Error response from daemon: No such container: ikofett-control-plane\n"),
+        });
         const [p] = checkKarmadaPort(run, () => "in-use", args);
-        expect(p.message).toBe("127.0.0.1:5443 (kamino:karmada.apiServerHostPort), where the Karmada API is published, is in use by another process (not by kind cluster 'ikofett')");
+        expect(p.message).toBe(
+            "127.0.0.1:5443 (kamino:karmada.apiServerHostPort), where the Karmada API is published, is in use by another process (not by kind cluster 'ikofett')",
+        );
         expect(p.fix).toMatch(/pulumi config set --path kamino:karmada\.apiServerHostPort <port>/);
         // Published elsewhere by our cluster (another address) is not ours either.
         const elsewhere = table({ "docker port ikofett-control-plane 32443/tcp": answer("0.0.0.0:5443\n[::]:5443\n") });
         expect(checkKarmadaPort(elsewhere, () => "in-use", args)).toHaveLength(1);
     });
     test("a port that cannot be bound at all says why", () => {
-        expect(checkKarmadaPort(table({}), () => "EACCES", { ...args, hostPort: 443 })[0].message).toBe("cannot listen on 127.0.0.1:443 (kamino:karmada.apiServerHostPort): EACCES");
+        expect(checkKarmadaPort(table({}), () => "EACCES", { ...args, hostPort: 443 })[0].message).toBe(
+            "cannot listen on 127.0.0.1:443 (kamino:karmada.apiServerHostPort): EACCES",
+        );
     });
     test("the real probe sees a real listener, and a free port after it closes", async () => {
         const server = net.createServer();
@@ -143,7 +156,9 @@ describe("IKO chart", () => {
         expect(p.fix).toBe(`pulumi config set --path kamino:iko.chartPath ${path.join(dir, "iko-3.8", "chart", "iris-operator")}`);
     });
     test("the tarball itself: unpack it", () => {
-        expect(checkIkoChart(read, "./iris_operator-3.8.42.100-unix.tar.gz")[0].fix).toMatch(/^unpack it \('tar xzf \.\/iris_operator-3\.8\.42\.100-unix\.tar\.gz'\)/);
+        expect(checkIkoChart(read, "./iris_operator-3.8.42.100-unix.tar.gz")[0].fix).toMatch(
+            /^unpack it \('tar xzf \.\/iris_operator-3\.8\.42\.100-unix\.tar\.gz'\)/,
+        );
     });
     test.each([
         ["bad-yaml", "name: [unclosed\n", /invalid YAML/],
@@ -172,7 +187,12 @@ describe("what the stack uses is what is checked", () => {
         const cfg = dev();
         cfg.clusters = cfg.clusters.map((c) => ({ ...c, provider: "existing", kubeconfigPath: "k" }) as typeof c);
         const calls: string[] = [];
-        const env = { ...healthyMachine(calls), probePort: () => { throw new Error("no port to probe"); } };
+        const env = {
+            ...healthyMachine(calls),
+            probePort: () => {
+                throw new Error("no port to probe");
+            },
+        };
         expect(preflight(preflightPlan(cfg), env, { dryRun: false })).toEqual([]);
         expect(calls).toEqual([]);
     });
@@ -196,7 +216,13 @@ describe("with the stand-in kind and docker as real processes", () => {
 
     test("a healthy machine passes, having asked kind and docker", () => {
         host = new StandinHost();
-        expect(preflight(plan(), envOf(host, () => "free"), { dryRun: false })).toEqual([]);
+        expect(
+            preflight(
+                plan(),
+                envOf(host, () => "free"),
+                { dryRun: false },
+            ),
+        ).toEqual([]);
         expect(host.calls()).toEqual(["kind version", "docker info --format {{.ServerVersion}}"]);
     });
     test("no kind, Docker down, the port taken: three lines, each with its fix", async () => {
@@ -237,7 +263,11 @@ describe("with the stand-in kind and docker as real processes", () => {
         host = new StandinHost();
         host.kindVersion("kind v0.20.0 go1.20.4 linux/amd64");
         host.docker("denied");
-        const problems = preflight(plan(), envOf(host, () => "free"), { dryRun: false });
+        const problems = preflight(
+            plan(),
+            envOf(host, () => "free"),
+            { dryRun: false },
+        );
         expect(problems.map((p) => p.message)).toEqual([
             "kind v0.20.0 is older than v0.23.0, the first kind whose default node image (Kubernetes 1.30) Cilium 1.18 supports",
             expect.stringMatching(/^the Docker daemon refuses this user: permission denied while trying to connect to the Docker daemon socket/),
@@ -253,7 +283,9 @@ describe("in the stack", () => {
         const host = new StandinHost(["docker"]);
         try {
             host.docker("down");
-            expect(() => kaminoStack(config, { crdReader: fakeCrdReader(), preflight: { run: host.runner(), probePort: () => "free" } })).toThrow(PreflightError);
+            expect(() => kaminoStack(config, { crdReader: fakeCrdReader(), preflight: { run: host.runner(), probePort: () => "free" } })).toThrow(
+                PreflightError,
+            );
             await run.settle();
             expect(run.resources).toEqual([]);
         } finally {

@@ -27,7 +27,9 @@ describe("the prod stack's GCP side", () => {
             volumeBindingMode: "WaitForFirstConsumer",
             allowVolumeExpansion: true,
         });
-        expect(run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members").inputs.spec.volumeClaimTemplates[0].spec.storageClassName).toBe("karmada-etcd-retain");
+        expect(run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members").inputs.spec.volumeClaimTemplates[0].spec.storageClassName).toBe(
+            "karmada-etcd-retain",
+        );
     });
 
     test("every GKE cluster: deletion protection, and its own control plane open only to its authorized networks (9, 11)", () => {
@@ -35,7 +37,10 @@ describe("the prod stack's GCP side", () => {
         expect(clusters.map((c) => c.inputs.name).sort()).toEqual(["iris-east", "iris-west", "kamino-hub"]);
         for (const c of clusters) {
             expect(c.inputs.deletionProtection).toBe(true);
-            expect(c.inputs.masterAuthorizedNetworksConfig.cidrBlocks.map((b: { cidrBlock: string }) => b.cidrBlock)).toEqual(["203.0.113.0/24", "198.51.100.10/32"]);
+            expect(c.inputs.masterAuthorizedNetworksConfig.cidrBlocks.map((b: { cidrBlock: string }) => b.cidrBlock)).toEqual([
+                "203.0.113.0/24",
+                "198.51.100.10/32",
+            ]);
         }
     });
 
@@ -47,7 +52,11 @@ describe("the prod stack's GCP side", () => {
             const address = run.get("gcp:compute/address:Address", `${m}-egress-ip-0`);
             expect(address.inputs).toMatchObject({ name: `${m}-egress-0`, addressType: "EXTERNAL", project: "my-gcp-project" });
             const nat = run.get("gcp:compute/routerNat:RouterNat", `${m}-egress-nat`).inputs;
-            expect(nat).toMatchObject({ natIpAllocateOption: "MANUAL_ONLY", natIps: [expect.stringContaining(`/addresses/${m}-egress-0`)], sourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS" });
+            expect(nat).toMatchObject({
+                natIpAllocateOption: "MANUAL_ONLY",
+                natIps: [expect.stringContaining(`/addresses/${m}-egress-0`)],
+                sourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
+            });
             expect(run.get("gcp:compute/router:Router", `${m}-egress-router`).inputs).toMatchObject({ network: "default", region: cluster(m).inputs.location });
         }
         const ranges = run.get("kubernetes:core/v1:Service", "karmada-api-lb").inputs.spec.loadBalancerSourceRanges;
@@ -72,12 +81,20 @@ describe("the prod stack's GCP side", () => {
 
     test("backups: a GCP account that may only create objects there, which the Job's ServiceAccount becomes by Workload Identity (8)", () => {
         const email = "etcd-backup-kamino-hub@my-gcp-project.iam.gserviceaccount.com";
-        expect(run.get("gcp:storage/bucketIAMMember:BucketIAMMember", "karmada-etcd-backup-writer-creates").inputs).toMatchObject({ bucket: "my-gcp-project-prod-karmada-etcd", role: "roles/storage.objectCreator", member: `serviceAccount:${email}` });
+        expect(run.get("gcp:storage/bucketIAMMember:BucketIAMMember", "karmada-etcd-backup-writer-creates").inputs).toMatchObject({
+            bucket: "my-gcp-project-prod-karmada-etcd",
+            role: "roles/storage.objectCreator",
+            member: `serviceAccount:${email}`,
+        });
         expect(run.get("gcp:serviceaccount/iAMMember:IAMMember", "karmada-etcd-backup-workload-identity").inputs).toMatchObject({
             role: "roles/iam.workloadIdentityUser",
             member: "serviceAccount:my-gcp-project.svc.id.goog[karmada-system/karmada-etcd-backup]",
         });
-        expect(run.get("kubernetes:core/v1:ServiceAccount", "karmada-etcd-backup-sa").inputs.metadata).toMatchObject({ name: "karmada-etcd-backup", namespace: "karmada-system", annotations: { "iam.gke.io/gcp-service-account": email } });
+        expect(run.get("kubernetes:core/v1:ServiceAccount", "karmada-etcd-backup-sa").inputs.metadata).toMatchObject({
+            name: "karmada-etcd-backup",
+            namespace: "karmada-system",
+            annotations: { "iam.gke.io/gcp-service-account": email },
+        });
     });
 
     test("backups: hourly, never overlapping, a snapshot from a ready member uploaded by the Cloud SDK image (8)", () => {
@@ -85,7 +102,14 @@ describe("the prod stack's GCP side", () => {
         expect(cron).toMatchObject({ schedule: "23 * * * *", concurrencyPolicy: "Forbid" });
         const spec = cron.jobTemplate.spec.template.spec;
         expect(spec.serviceAccountName).toBe("karmada-etcd-backup");
-        expect(spec.initContainers[0].command).toEqual(expect.arrayContaining(["--endpoints=https://karmada-etcd-client.karmada-system.svc.cluster.local:2379", "snapshot", "save", "/backup/snapshot.db"]));
+        expect(spec.initContainers[0].command).toEqual(
+            expect.arrayContaining([
+                "--endpoints=https://karmada-etcd-client.karmada-system.svc.cluster.local:2379",
+                "snapshot",
+                "save",
+                "/backup/snapshot.db",
+            ]),
+        );
         expect(spec.containers[0].image).toBe("gcr.io/google.com/cloudsdktool/google-cloud-cli:slim");
         expect(spec.containers[0].env).toEqual(expect.arrayContaining([{ name: "BUCKET", value: "my-gcp-project-prod-karmada-etcd" }]));
         expect(spec.containers[0].volumeMounts.map((m: { name: string }) => m.name)).not.toContain("client-cert");
@@ -113,7 +137,12 @@ describe("names of the backup's GCP objects", () => {
         expect(etcdBackupBucketName("a".repeat(30), "b".repeat(30)).length).toBeLessThanOrEqual(63);
     });
     test("location: the multi-region holding the region, else the region", () => {
-        expect(["europe-west1", "us-east1", "asia-east1", "australia-southeast1"].map(etcdBackupLocation)).toEqual(["EU", "US", "ASIA", "australia-southeast1"]);
+        expect(["europe-west1", "us-east1", "asia-east1", "australia-southeast1"].map(etcdBackupLocation)).toEqual([
+            "EU",
+            "US",
+            "ASIA",
+            "australia-southeast1",
+        ]);
     });
     test("account: 6 to 30 characters", () => {
         expect(etcdBackupAccountId("kamino-hub")).toBe("etcd-backup-kamino-hub");
@@ -130,12 +159,16 @@ describe("the state backend (12)", () => {
         expect(currentBackendUrl({ ...at, env: { PULUMI_BACKEND_URL: "gs://ci-state" }, readFile: files({ ...project, ...login }) })).toBe("gs://ci-state");
         expect(currentBackendUrl({ ...at, env: {}, readFile: files({ ...project, ...login }) })).toBe("file://~");
         expect(currentBackendUrl({ ...at, env: {}, readFile: files({ "/p/Pulumi.yaml": "name: kamino\n", ...login }) })).toBe("gs://team-state");
-        expect(currentBackendUrl({ ...at, env: { PULUMI_HOME: "/ph" }, readFile: files({ "/ph/credentials.json": JSON.stringify({ current: "s3://x" }) }) })).toBe("s3://x");
+        expect(
+            currentBackendUrl({ ...at, env: { PULUMI_HOME: "/ph" }, readFile: files({ "/ph/credentials.json": JSON.stringify({ current: "s3://x" }) }) }),
+        ).toBe("s3://x");
         expect(currentBackendUrl({ ...at, env: {}, readFile: files({}) })).toBeUndefined();
     });
 
     test("a warning only for a Karmada off kind on a file backend, with the fix", () => {
-        expect(stateBackendWarning("file://~", "gke")).toMatch(/^the state of this stack \(Karmada on a gke host\) is in a file backend on this machine \(file:\/\/~\).*; fix: .*PULUMI_BACKEND_URL=gs:\/\/<bucket>.*KMS secrets provider/);
+        expect(stateBackendWarning("file://~", "gke")).toMatch(
+            /^the state of this stack \(Karmada on a gke host\) is in a file backend on this machine \(file:\/\/~\).*; fix: .*PULUMI_BACKEND_URL=gs:\/\/<bucket>.*KMS secrets provider/,
+        );
         expect(stateBackendWarning("file:///srv/state", "existing")).toBeDefined();
         expect(stateBackendWarning("file://~", "kind")).toBeUndefined();
         expect(stateBackendWarning("gs://team-state", "gke")).toBeUndefined();
@@ -143,11 +176,17 @@ describe("the state backend (12)", () => {
     });
 
     test("`up` of the prod stack on a file backend warns once, before anything; on gs:// not at all", async () => {
-        for (const [url, expected] of [["file://~", 1], ["gs://team-state", 0]] as const) {
+        for (const [url, expected] of [
+            ["file://~", 1],
+            ["gs://team-state", 0],
+        ] as const) {
             const run = new MockRun(false);
             await run.install(prod(), [], "prod");
             const warn = jest.spyOn(pulumi.log, "warn").mockImplementation(async () => undefined);
-            await kaminoProgram(prod(), { ...fakes, backendSources: { env: { PULUMI_BACKEND_URL: url }, readFile: () => undefined, projectDir: "/p", home: "/h" } });
+            await kaminoProgram(prod(), {
+                ...fakes,
+                backendSources: { env: { PULUMI_BACKEND_URL: url }, readFile: () => undefined, projectDir: "/p", home: "/h" },
+            });
             await run.settle();
             expect([url, warn.mock.calls.filter(([m]) => /file backend/.test(String(m))).length]).toEqual([url, expected]);
             warn.mockRestore();

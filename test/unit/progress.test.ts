@@ -16,12 +16,17 @@ const clock = () => {
     return { now: () => t, sleep: async (ms: number) => void (t += ms) };
 };
 /** Answers in turn, the last one repeated; an Error is thrown. */
-const answers = <T>(...list: Array<T | Error>) => async (): Promise<T> => {
-    const a = (list.length > 1 ? list.shift() : list[0])!;
-    if (a instanceof Error) throw a;
-    return a;
-};
-const view = (clusters: Array<{ name: string; phase?: string; condition?: string }>): KarmadaView => ({ template: { kind: "IrisCluster", status: { clusters } }, clusters: {} });
+const answers =
+    <T>(...list: Array<T | Error>) =>
+    async (): Promise<T> => {
+        const a = (list.length > 1 ? list.shift() : list[0])!;
+        if (a instanceof Error) throw a;
+        return a;
+    };
+const view = (clusters: Array<{ name: string; phase?: string; condition?: string }>): KarmadaView => ({
+    template: { kind: "IrisCluster", status: { clusters } },
+    clusters: {},
+});
 const CREATING = { phase: "Creating", condition: "Ready=False: IRISStarting" };
 
 test("ages read as kubectl prints them", () => {
@@ -48,9 +53,18 @@ describe("the running-wait's progress", () => {
             view([]),
             view([{ name: "b", ...CREATING }]),
             view([{ name: "b", ...CREATING }]),
-            view([{ name: "a", ...CREATING }, { name: "b", ...CREATING }]),
-            view([{ name: "a", phase: "Running" }, { name: "b", ...CREATING }]),
-            view([{ name: "a", phase: "Running" }, { name: "b", phase: "Running" }]),
+            view([
+                { name: "a", ...CREATING },
+                { name: "b", ...CREATING },
+            ]),
+            view([
+                { name: "a", phase: "Running" },
+                { name: "b", ...CREATING },
+            ]),
+            view([
+                { name: "a", phase: "Running" },
+                { name: "b", phase: "Running" },
+            ]),
         );
         await waitUntilRunning(read, "default/iris", ["a", "b"], { timeoutSeconds: 60, karmadaCommand: "kubectl", onProgress: (l) => lines.push(l), ...c });
         expect(lines).toEqual([
@@ -73,9 +87,22 @@ describe("the running-wait's progress", () => {
     test("in failover mode, the list until Karmada chose a member, then that member", async () => {
         const c = clock();
         const lines: string[] = [];
-        const read = answers<KarmadaView>({ ...view([]), scheduled: [] }, { ...view([{ name: "b", ...CREATING }]), scheduled: ["b"] }, { ...view([{ name: "b", phase: "Running" }]), scheduled: ["b"] });
-        await waitUntilRunning(read, "default/iris", ["a", "b"], { timeoutSeconds: 60, karmadaCommand: "kubectl", mode: "failover", onProgress: (l) => lines.push(l), ...c });
-        expect(lines).toEqual(["waiting for IRIS to run: a or b NotScheduled (waited 0s)", "waiting for IRIS to run: b Creating (Ready=False: IRISStarting) (waited 2s)"]);
+        const read = answers<KarmadaView>(
+            { ...view([]), scheduled: [] },
+            { ...view([{ name: "b", ...CREATING }]), scheduled: ["b"] },
+            { ...view([{ name: "b", phase: "Running" }]), scheduled: ["b"] },
+        );
+        await waitUntilRunning(read, "default/iris", ["a", "b"], {
+            timeoutSeconds: 60,
+            karmadaCommand: "kubectl",
+            mode: "failover",
+            onProgress: (l) => lines.push(l),
+            ...c,
+        });
+        expect(lines).toEqual([
+            "waiting for IRIS to run: a or b NotScheduled (waited 0s)",
+            "waiting for IRIS to run: b Creating (Ready=False: IRISStarting) (waited 2s)",
+        ]);
     });
 });
 
@@ -101,7 +128,17 @@ describe("on the waiting component in Pulumi's display", () => {
     });
     afterEach(() => info.mockRestore());
 
-    const config = { name: "iris", namespace: "ha", image: "iris:1", placement: { mode: "all" as const, clusterNames: ["a", "b"] }, failoverAfterSeconds: 10, overrides: [], waitForRunning: true, runningTimeoutSeconds: 120, spec: {} };
+    const config = {
+        name: "iris",
+        namespace: "ha",
+        image: "iris:1",
+        placement: { mode: "all" as const, clusterNames: ["a", "b"] },
+        failoverAfterSeconds: 10,
+        overrides: [],
+        waitForRunning: true,
+        runningTimeoutSeconds: 120,
+        spec: {},
+    };
     const provider = () => new k8s.Provider("karmada", { kubeconfig: "unused", clusterIdentifier: "karmada" });
 
     test("the running-wait: its progress as the FederatedIrisCluster's status (ephemeral), then where it runs", async () => {
@@ -110,7 +147,12 @@ describe("on the waiting component in Pulumi's display", () => {
             onProgress?.("waiting for IRIS to run: a Running, b Creating (waited 4s)");
             return targets;
         };
-        const f = new FederatedIrisCluster("f", { config, karmada: { provider: provider(), kubeconfig: "kc" }, targetClusters: ["a", "b"], waitForRunning: waiter });
+        const f = new FederatedIrisCluster("f", {
+            config,
+            karmada: { provider: provider(), kubeconfig: "kc" },
+            targetClusters: ["a", "b"],
+            waitForRunning: waiter,
+        });
         expect(await f.running).toEqual(["a", "b"]);
         await run.settle();
         const calls = info.mock.calls.filter((c) => c[1] === f);

@@ -6,16 +6,15 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { ConfigError, loadFleetConfig } from "../../components/config";
 import { Fleet } from "../../components/fleet";
-import { drainAndDeleteCluster, KubeCall, requestAgentCertificate, setClusterLabels, waitForPullCluster } from "../../components/karmada/members/agent-registration";
-import { syncModeChanges } from "../../components/karmada/members/join";
 import {
-    AGENT_SELF_MEMBER_RULES,
-    agentArgs,
-    agentKarmadaRules,
-    agentKubeconfig,
-    imageTag,
-    karmadaServer,
-} from "../../components/karmada/members/pull-agent";
+    drainAndDeleteCluster,
+    KubeCall,
+    requestAgentCertificate,
+    setClusterLabels,
+    waitForPullCluster,
+} from "../../components/karmada/members/agent-registration";
+import { syncModeChanges } from "../../components/karmada/members/join";
+import { AGENT_SELF_MEMBER_RULES, agentArgs, agentKarmadaRules, agentKubeconfig, imageTag, karmadaServer } from "../../components/karmada/members/pull-agent";
 import { certificateNeedsRenewal } from "../../components/common/certificates";
 import { fakeCrdReader, fakeRunningWaiter, FAKE_AGENT_CERT, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 
@@ -82,7 +81,12 @@ describe("the agent as data", () => {
         const writes = rules.filter((r) => r.resources?.some((x) => x.startsWith("clusters")) && r.verbs.some((v) => v === "update" || v === "delete"));
         for (const r of writes) expect(r.resourceNames).toEqual(["m2"]);
         expect(rules.flatMap((r) => (r.resources?.includes("clusters") ? r.verbs : []))).not.toContain("delete");
-        expect(AGENT_SELF_MEMBER_RULES[0]).toEqual({ apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system", "karmada-system"], verbs: ["get"] });
+        expect(AGENT_SELF_MEMBER_RULES[0]).toEqual({
+            apiGroups: [""],
+            resources: ["namespaces"],
+            resourceNames: ["kube-system", "karmada-system"],
+            verbs: ["get"],
+        });
     });
 
     test("its Karmada kubeconfig carries the server members reach, Karmada's CA and its own certificate", () => {
@@ -123,13 +127,20 @@ describe("the agent's certificate", () => {
         const pem = certificate(365);
         const api = scriptedApi({
             [`POST ${csrPath}`]: [{ status: 201 }],
-            [`GET ${csrPath}/kamino-agent-m2-x`]: [{ status: 200, body: { status: {} } }, { status: 200, body: { status: { certificate: Buffer.from(pem).toString("base64") } } }],
+            [`GET ${csrPath}/kamino-agent-m2-x`]: [
+                { status: 200, body: { status: {} } },
+                { status: 200, body: { status: { certificate: Buffer.from(pem).toString("base64") } } },
+            ],
         });
         const got = await requestAgentCertificate(api.call, args, clock());
         expect(got.certificate).toBe(pem);
         expect(got.notAfter).toBe("2027-12-01T00:00:00.000Z");
         const sent = api.calls[0].body as { spec: Record<string, unknown> };
-        expect(sent.spec).toMatchObject({ signerName: "kubernetes.io/kube-apiserver-client", usages: ["digital signature", "client auth"], expirationSeconds: 31536000 });
+        expect(sent.spec).toMatchObject({
+            signerName: "kubernetes.io/kube-apiserver-client",
+            usages: ["digital signature", "client auth"],
+            expirationSeconds: 31536000,
+        });
         expect(Buffer.from(sent.spec.request as string, "base64").toString()).toBe(csrPem);
         expect(api.calls.at(-1)).toMatchObject({ method: "DELETE", path: `${csrPath}/kamino-agent-m2-x` });
     });
@@ -137,7 +148,9 @@ describe("the agent's certificate", () => {
     test("a denied request fails with Karmada's reason, and its CSR is removed", async () => {
         const api = scriptedApi({
             [`POST ${csrPath}`]: [{ status: 201 }],
-            [`GET ${csrPath}/kamino-agent-m2-x`]: [{ status: 200, body: { status: { conditions: [{ type: "Denied", status: "True", reason: "AgentCSRDenied", message: "wrong subject" }] } } }],
+            [`GET ${csrPath}/kamino-agent-m2-x`]: [
+                { status: 200, body: { status: { conditions: [{ type: "Denied", status: "True", reason: "AgentCSRDenied", message: "wrong subject" }] } } },
+            ],
         });
         await expect(requestAgentCertificate(api.call, args, clock())).rejects.toThrow(/denied the agent's certificate for m2: AgentCSRDenied wrong subject/);
         expect(api.calls.at(-1)?.method).toBe("DELETE");
@@ -157,9 +170,20 @@ describe("the agent's Cluster", () => {
     });
 
     test("up waits until the agent has registered it and it is Ready, with a line each time what Karmada reports changes", async () => {
-        const api = scriptedApi({ [`GET ${path}`]: [{ status: 404 }, { status: 404 }, ready("False", { reason: "ClusterNotReachable" }), ready("False", { reason: "ClusterNotReachable" }), ready("True")] });
+        const api = scriptedApi({
+            [`GET ${path}`]: [
+                { status: 404 },
+                { status: 404 },
+                ready("False", { reason: "ClusterNotReachable" }),
+                ready("False", { reason: "ClusterNotReachable" }),
+                ready("True"),
+            ],
+        });
         const lines: string[] = [];
-        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60, onProgress: (l) => lines.push(l) }, clock())).resolves.toEqual({ id: "uid-1", waitedSeconds: 4 });
+        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60, onProgress: (l) => lines.push(l) }, clock())).resolves.toEqual({
+            id: "uid-1",
+            waitedSeconds: 4,
+        });
         expect(api.calls).toHaveLength(5);
         expect(lines).toEqual([
             "waiting for the karmada-agent on m2 to register its Cluster in Karmada (waited 0s)",
@@ -178,7 +202,9 @@ describe("the agent's Cluster", () => {
 
     test("a Cluster of that name joined by Push is refused at once", async () => {
         const api = scriptedApi({ [`GET ${path}`]: [{ status: 200, body: { spec: { syncMode: "Push" } } }] });
-        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60 }, clock())).rejects.toThrow(/already has a Cluster 'm2' joined in Push mode/);
+        await expect(waitForPullCluster(api.call, { clusterName: "m2", timeoutSeconds: 60 }, clock())).rejects.toThrow(
+            /already has a Cluster 'm2' joined in Push mode/,
+        );
         expect(api.calls).toHaveLength(1);
     });
 
@@ -208,12 +234,20 @@ describe("the agent's Cluster", () => {
 
     test("a Cluster Karmada never lets go: the error says so and what to do", async () => {
         const api = scriptedApi({ [`GET ${path}`]: [ready("Unknown")] });
-        await expect(drainAndDeleteCluster(api.call, { clusterName: "m2", timeoutSeconds: 5 }, clock())).rejects.toThrow(/did not finish deleting the Cluster 'm2' in 5s; run the destroy again/);
+        await expect(drainAndDeleteCluster(api.call, { clusterName: "m2", timeoutSeconds: 5 }, clock())).rejects.toThrow(
+            /did not finish deleting the Cluster 'm2' in 5s; run the destroy again/,
+        );
     });
 });
 
 describe("Pull members in the config", () => {
-    const base = { clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }], iko: { chartPath: FIXTURE_CHART } };
+    const base = {
+        clusters: [
+            { name: "hub", provider: "kind", karmadaHost: true },
+            { name: "m1", provider: "kind" },
+        ],
+        iko: { chartPath: FIXTURE_CHART },
+    };
     const errorOf = (cfg: Record<string, unknown>, files: Record<string, string> = {}) => {
         try {
             loadFleetConfig(raw(cfg), { pathExists: () => true, readFile: (p) => files[p] ?? "" });
@@ -226,7 +260,9 @@ describe("Pull members in the config", () => {
     const withMember = (member: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...base, ...extra, clusters: [base.clusters[0], member] });
 
     test("syncMode is Push or Pull, in Karmada's spelling", () => {
-        expect(errorOf(withMember({ name: "m1", provider: "kind", syncMode: "pull" }))).toMatch(/kamino:clusters\[1\]\.syncMode = "pull": must be Push or Pull; fix: write Push/);
+        expect(errorOf(withMember({ name: "m1", provider: "kind", syncMode: "pull" }))).toMatch(
+            /kamino:clusters\[1\]\.syncMode = "pull": must be Push or Pull; fix: write Push/,
+        );
         expect(errorOf(withMember({ name: "m1", provider: "kind", syncMode: "Pull" }))).toBe("");
     });
 
@@ -237,39 +273,74 @@ describe("Pull members in the config", () => {
 
     test("a gke member cannot pull from Karmada on a kind cluster of this machine", () => {
         const gke = { name: "g1", provider: "gke", project: "p", zone: "us-central1-a", syncMode: "Pull" };
-        expect(errorOf(withMember(gke))).toMatch(/syncMode = "Pull": the agent on 'g1' \(gke\) could not reach Karmada: .*kind cluster 'hub'.*; fix: join 'g1' by Push/);
+        expect(errorOf(withMember(gke))).toMatch(
+            /syncMode = "Pull": the agent on 'g1' \(gke\) could not reach Karmada: .*kind cluster 'hub'.*; fix: join 'g1' by Push/,
+        );
     });
 
     test("a kind member cannot pull from an existing Karmada at a loopback address", () => {
-        const kc = YAML.stringify({ clusters: [{ name: "k", cluster: { server: "https://127.0.0.1:5443" } }], contexts: [{ name: "k", context: { cluster: "k" } }], "current-context": "k" });
+        const kc = YAML.stringify({
+            clusters: [{ name: "k", cluster: { server: "https://127.0.0.1:5443" } }],
+            contexts: [{ name: "k", context: { cluster: "k" } }],
+            "current-context": "k",
+        });
         const cfg = withMember({ name: "m1", provider: "kind", syncMode: "Pull" }, { karmada: { existingKubeconfigPath: "karmada.kubeconfig" } });
         expect(errorOf(cfg, { "karmada.kubeconfig": kc })).toMatch(/could not reach Karmada at 127\.0\.0\.1: that is a loopback address of this machine/);
         // An existing member may run where that address works (on this machine, as the loopback fleet does).
-        expect(errorOf(withMember({ name: "m1", provider: "existing", kubeconfigPath: "m1.kubeconfig", syncMode: "Pull" }, { karmada: { existingKubeconfigPath: "karmada.kubeconfig" } }), { "karmada.kubeconfig": kc })).toBe("");
+        expect(
+            errorOf(
+                withMember(
+                    { name: "m1", provider: "existing", kubeconfigPath: "m1.kubeconfig", syncMode: "Pull" },
+                    { karmada: { existingKubeconfigPath: "karmada.kubeconfig" } },
+                ),
+                { "karmada.kubeconfig": kc },
+            ),
+        ).toBe("");
     });
 });
 
 describe("changing the sync mode of a joined member", () => {
     const cfg = loadFleetConfig(
-        raw({ clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }, { name: "m2", provider: "kind", syncMode: "Pull" }], iko: { chartPath: FIXTURE_CHART } }),
+        raw({
+            clusters: [
+                { name: "hub", provider: "kind", karmadaHost: true },
+                { name: "m1", provider: "kind" },
+                { name: "m2", provider: "kind", syncMode: "Pull" },
+            ],
+            iko: { chartPath: FIXTURE_CHART },
+        }),
         { pathExists: () => true },
     );
 
     test("is refused, naming the key, the live mode and the safe sequence", () => {
-        const problems = syncModeChanges(cfg, [{ name: "m1", syncMode: "Push" }, { name: "m2", syncMode: "Push" }]);
+        const problems = syncModeChanges(cfg, [
+            { name: "m1", syncMode: "Push" },
+            { name: "m2", syncMode: "Push" },
+        ]);
         expect(problems).toHaveLength(1);
-        expect(problems[0]).toMatch(/^kamino:clusters\[2\]\.syncMode = "Pull": 'm2' is joined to Karmada in Push mode\. .*nothing was changed\. To change it: \(1\) remove 'm2' from kamino:clusters .*\(2\) add it back with syncMode: Pull/);
+        expect(problems[0]).toMatch(
+            /^kamino:clusters\[2\]\.syncMode = "Pull": 'm2' is joined to Karmada in Push mode\. .*nothing was changed\. To change it: \(1\) remove 'm2' from kamino:clusters .*\(2\) add it back with syncMode: Pull/,
+        );
     });
 
     test("members that keep their mode, or are not joined yet, pass", () => {
-        expect(syncModeChanges(cfg, [{ name: "m1", syncMode: "Push" }, { name: "m2", syncMode: "Pull" }])).toEqual([]);
+        expect(
+            syncModeChanges(cfg, [
+                { name: "m1", syncMode: "Push" },
+                { name: "m2", syncMode: "Pull" },
+            ]),
+        ).toEqual([]);
         expect(syncModeChanges(cfg, [])).toEqual([]);
     });
 });
 
 describe("a fleet with a Push and a Pull member, under mocks", () => {
     const stack = {
-        clusters: [{ name: "hub", provider: "kind", karmadaHost: true }, { name: "m1", provider: "kind" }, { name: "m2", provider: "kind", syncMode: "Pull", labels: { tier: "dr" } }],
+        clusters: [
+            { name: "hub", provider: "kind", karmadaHost: true },
+            { name: "m1", provider: "kind" },
+            { name: "m2", provider: "kind", syncMode: "Pull", labels: { tier: "dr" } },
+        ],
         iko: { chartPath: FIXTURE_CHART },
         irisClusters: [
             { name: "everywhere", image: "iris:1" },
@@ -286,9 +357,15 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         const config = loadFleetConfig(raw(stack), { pathExists: () => true });
         fleet = new Fleet(
             "kamino",
-            { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter(), liveMembers: async (kc) => (liveCalls.push(kc), []),
+            {
+                config,
+                secretValues: {},
+                crdReader: fakeCrdReader(),
+                runningWaiter: fakeRunningWaiter(),
+                liveMembers: async (kc) => (liveCalls.push(kc), []),
                 agentReadyWaiter: async (_kc, clusterName, timeoutSeconds) => (readyWaits.push(`${clusterName} ${timeoutSeconds}s`), { waitedSeconds: 3 }),
-                karmadaWorks: () => ({ workObjects: async () => [], deleteTemplate: async () => undefined }) },
+                karmadaWorks: () => ({ workObjects: async () => [], deleteTemplate: async () => undefined }),
+            },
             { transformations: [(a) => (seen.push(a), undefined)] },
         );
         await run.settle();
@@ -299,7 +376,9 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         expect(run.kind("Cluster").map((c) => c.inputs.metadata.name)).toEqual(["m1"]);
         const karmadaSecrets = run.kind("Secret").filter((s) => providerName(s) === "karmada-api");
         expect(karmadaSecrets.map((s) => s.inputs.metadata.name).sort()).toEqual(["m1"]);
-        expect(run.ofType("kubernetes:core/v1:Secret").filter((s) => s.name.startsWith("m2-member-") && s.inputs.type === "kubernetes.io/service-account-token")).toEqual([]);
+        expect(
+            run.ofType("kubernetes:core/v1:Secret").filter((s) => s.name.startsWith("m2-member-") && s.inputs.type === "kubernetes.io/service-account-token"),
+        ).toEqual([]);
     });
 
     test("the agent runs on the Pull member with Karmada's image at the chart version, reporting no secrets", () => {
@@ -329,7 +408,9 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         expect(providerName(crb)).toBe("karmada-api");
         expect(crb.inputs.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "system:karmada:agent:m2" }]);
         expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m2-member-work-role").inputs.metadata.namespace).toBe("karmada-es-m2");
-        expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m2-member-lease-karmada-cluster-role").inputs.metadata.namespace).toBe("karmada-cluster");
+        expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m2-member-lease-karmada-cluster-role").inputs.metadata.namespace).toBe(
+            "karmada-cluster",
+        );
     });
 
     test("on its member the agent holds the narrow plan plus the kube-system uid, nothing wildcard", () => {

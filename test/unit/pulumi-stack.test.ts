@@ -5,7 +5,17 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { decodeOutputs, parseCommandArgs, pulumiArgs, pulumiCaptured, PulumiError, pulumiErrorLine, readStackOutputs, STACK_OPTION, stackNameOf } from "../../commands/pulumi-stack";
+import {
+    decodeOutputs,
+    parseCommandArgs,
+    pulumiArgs,
+    pulumiCaptured,
+    PulumiError,
+    pulumiErrorLine,
+    readStackOutputs,
+    STACK_OPTION,
+    stackNameOf,
+} from "../../commands/pulumi-stack";
 
 /** A usage callback that throws what the command would print, so a test can read it. */
 const usage = (message: string): never => {
@@ -14,7 +24,11 @@ const usage = (message: string): never => {
 
 describe("command lines", () => {
     // The specs recover, failback and status pass.
-    const recover = { values: { "--stack": "stack", "-s": "stack", "--cwd": "cwd" }, valueNames: { stack: "a stack name", cwd: "a directory" }, flags: { "--destroy": "destroy", "--force-unlock": "forceUnlock" } };
+    const recover = {
+        values: { "--stack": "stack", "-s": "stack", "--cwd": "cwd" },
+        valueNames: { stack: "a stack name", cwd: "a directory" },
+        flags: { "--destroy": "destroy", "--force-unlock": "forceUnlock" },
+    };
     const failback = { ...STACK_OPTION, positionals: true };
     const status = { ...STACK_OPTION, flags: { "--watch": "watch", "-w": "watch", "--json": "json" } };
 
@@ -22,7 +36,11 @@ describe("command lines", () => {
         const r = parseCommandArgs(["-s", "dr", "--destroy", "--cwd", "/p", "--force-unlock"], recover, usage);
         expect(r.values).toEqual({ stack: "dr", cwd: "/p" });
         expect([...r.flags].sort()).toEqual(["destroy", "forceUnlock"]);
-        expect(parseCommandArgs(["default/federated-iris", "--stack", "dr"], failback, usage)).toEqual({ values: { stack: "dr" }, flags: new Set(), positionals: ["default/federated-iris"] });
+        expect(parseCommandArgs(["default/federated-iris", "--stack", "dr"], failback, usage)).toEqual({
+            values: { stack: "dr" },
+            flags: new Set(),
+            positionals: ["default/federated-iris"],
+        });
         expect([...parseCommandArgs(["-w", "--json"], status, usage).flags]).toEqual(["watch", "json"]);
         expect(parseCommandArgs([], status, usage)).toEqual({ values: {}, flags: new Set(), positionals: [] });
     });
@@ -54,7 +72,10 @@ describe("pulumi calls", () => {
     });
 
     test("outputs: an object of outputs; none is an empty object", () => {
-        expect(decodeOutputs('{"members":["ikoclone"],"karmadaKubeconfig":"apiVersion: v1\\n"}\n')).toEqual({ members: ["ikoclone"], karmadaKubeconfig: "apiVersion: v1\n" });
+        expect(decodeOutputs('{"members":["ikoclone"],"karmadaKubeconfig":"apiVersion: v1\\n"}\n')).toEqual({
+            members: ["ikoclone"],
+            karmadaKubeconfig: "apiVersion: v1\n",
+        });
         expect(decodeOutputs("")).toEqual({});
     });
 
@@ -114,6 +135,8 @@ describe("against a stand-in pulumi on PATH", () => {
 
     test("no pulumi on PATH: the hint names the npm script", async () => {
         // A PATH with nothing on it: no pulumi.
-        await expect(pulumiCaptured({ command: "status", env: { ...env, PATH: dir } }, ["stack", "--show-name"])).rejects.toThrow("the pulumi CLI is not on PATH (npm ci installs it: run through npm run status)");
+        await expect(pulumiCaptured({ command: "status", env: { ...env, PATH: dir } }, ["stack", "--show-name"])).rejects.toThrow(
+            "the pulumi CLI is not on PATH (npm ci installs it: run through npm run status)",
+        );
     });
 });

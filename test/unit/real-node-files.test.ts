@@ -37,7 +37,13 @@ test("two nodes share no path, socket, bridge subnet or cgroup", () => {
 
 test("the kubelet accepts cgroup v1, puts pods under its node's cgroup and the cluster DNS in pods", () => {
     const k = parse(kubeletConfig(layout("c-worker", 1), files));
-    expect(k).toMatchObject({ failCgroupV1: false, cgroupDriver: "cgroupfs", cgroupRoot: "/kmbabcde01/c-worker", clusterDNS: ["10.96.0.10"], address: "10.250.1.11" });
+    expect(k).toMatchObject({
+        failCgroupV1: false,
+        cgroupDriver: "cgroupfs",
+        cgroupRoot: "/kmbabcde01/c-worker",
+        clusterDNS: ["10.96.0.10"],
+        address: "10.250.1.11",
+    });
     expect(k.containerRuntimeEndpoint).toBe(`unix://${nodePaths(layout("c-worker", 1).dir).containerdSocket}`);
 });
 
@@ -54,7 +60,18 @@ test("an image archive is an OCI layout whose digests match and whose layer hold
         const script = path.join(dir, "hello.sh");
         fs.writeFileSync(script, "#!/bin/sh\necho hi\n", { mode: 0o755 });
         const archive = path.join(dir, "img.tar");
-        buildImageArchive({ name: "kamino.invalid/hello:1", files: [{ target: "/bin/hello", source: script }, { target: "/etc/motd", contents: "x" }], entrypoint: ["/bin/hello"] }, archive, path.join(dir, "work"));
+        buildImageArchive(
+            {
+                name: "kamino.invalid/hello:1",
+                files: [
+                    { target: "/bin/hello", source: script },
+                    { target: "/etc/motd", contents: "x" },
+                ],
+                entrypoint: ["/bin/hello"],
+            },
+            archive,
+            path.join(dir, "work"),
+        );
         const out = path.join(dir, "out");
         fs.mkdirSync(out);
         execFileSync("tar", ["-xf", archive, "-C", out]);

@@ -22,19 +22,42 @@ const secretValue = (v: unknown) => ({ "4dabf18193072939515e22adb298388d": "1b47
 const deployment: StateDeployment = {
     resources: [
         { urn: PROVIDER, id: "p-1", type: "pulumi:providers:kubernetes", inputs: { kubeconfig: secretValue("apiVersion: v1\nkind: Config\n"), context: "" } },
-        { urn: RELEASE, id: "iris-operator/iko", type: "kubernetes:helm.sh/v3:Release", provider: `${PROVIDER}::p-1`, inputs: { name: "iko", namespace: "iris-operator", chart: "./iris-operator" } },
+        {
+            urn: RELEASE,
+            id: "iris-operator/iko",
+            type: "kubernetes:helm.sh/v3:Release",
+            provider: `${PROVIDER}::p-1`,
+            inputs: { name: "iko", namespace: "iris-operator", chart: "./iris-operator" },
+        },
     ],
     pending_operations: [
         {
             type: "creating",
-            resource: { urn: RELEASE.replace("ikoclone", "ikoclone2"), type: "kubernetes:helm.sh/v3:Release", provider: `${PROVIDER}::p-1`, inputs: { name: "iko", namespace: "iris-operator", chart: "./iris-operator" } },
+            resource: {
+                urn: RELEASE.replace("ikoclone", "ikoclone2"),
+                type: "kubernetes:helm.sh/v3:Release",
+                provider: `${PROVIDER}::p-1`,
+                inputs: { name: "iko", namespace: "iris-operator", chart: "./iris-operator" },
+            },
         },
         { type: "creating", resource: { urn: "urn:pulumi:dev::kamino::kubernetes:core/v1:Secret::s", type: "kubernetes:core/v1:Secret" } },
     ],
 };
 
-const record = (version: number, status: string, chart = "iris-operator") => ({ secret: `sh.helm.release.v1.iko.v${version}`, version, status, chartName: chart });
-const release = (pendingCreate: boolean): StackRelease => ({ urn: RELEASE, name: "iko", namespace: "iris-operator", chart: "./iris-operator", provider: PROVIDER, pendingCreate });
+const record = (version: number, status: string, chart = "iris-operator") => ({
+    secret: `sh.helm.release.v1.iko.v${version}`,
+    version,
+    status,
+    chartName: chart,
+});
+const release = (pendingCreate: boolean): StackRelease => ({
+    urn: RELEASE,
+    name: "iko",
+    namespace: "iris-operator",
+    chart: "./iris-operator",
+    provider: PROVIDER,
+    pendingCreate,
+});
 
 describe("recovery after a killed run", () => {
     test("a lock is a running run's only while its pulumi process runs on this machine", () => {
@@ -54,7 +77,14 @@ describe("recovery after a killed run", () => {
     test("the stack's releases: those in the state and those a killed run was creating, with their provider", () => {
         expect(stackReleases(deployment)).toEqual([
             { urn: RELEASE, name: "iko", namespace: "iris-operator", chart: "./iris-operator", provider: `${PROVIDER}::p-1`, pendingCreate: false },
-            { urn: RELEASE.replace("ikoclone", "ikoclone2"), name: "iko", namespace: "iris-operator", chart: "./iris-operator", provider: `${PROVIDER}::p-1`, pendingCreate: true },
+            {
+                urn: RELEASE.replace("ikoclone", "ikoclone2"),
+                name: "iko",
+                namespace: "iris-operator",
+                chart: "./iris-operator",
+                provider: `${PROVIDER}::p-1`,
+                pendingCreate: true,
+            },
         ]);
         expect(providerKubeconfig(deployment, `${PROVIDER}::p-1`)).toEqual({ kubeconfig: "apiVersion: v1\nkind: Config\n", context: undefined });
         expect(providerKubeconfig(deployment, `${PROVIDER}::other-id`)).toBeUndefined();
@@ -85,7 +115,10 @@ describe("recovery after a killed run", () => {
 
     test("a Helm storage Secret is read for its revision, status and chart", () => {
         const body = Buffer.from(zlib.gzipSync(JSON.stringify({ name: "iko", chart: { metadata: { name: "iris-operator" } } }))).toString("base64");
-        const secret = { metadata: { name: "sh.helm.release.v1.iko.v3", labels: { owner: "helm", name: "iko", status: "pending-upgrade", version: "3" } }, data: { release: Buffer.from(body).toString("base64") } };
+        const secret = {
+            metadata: { name: "sh.helm.release.v1.iko.v3", labels: { owner: "helm", name: "iko", status: "pending-upgrade", version: "3" } },
+            data: { release: Buffer.from(body).toString("base64") },
+        };
         expect(helmRecordOf(secret)).toEqual({ secret: "sh.helm.release.v1.iko.v3", version: 3, status: "pending-upgrade", chartName: "iris-operator" });
         expect(helmRecordOf({ metadata: { name: "x", labels: { owner: "helm" } } })).toBeUndefined();
     });
@@ -93,7 +126,7 @@ describe("recovery after a killed run", () => {
     test("the releases a run could not delete on an unreachable cluster are read from the CLI's output", () => {
         const output = [
             "  kubernetes:helm.sh/v3:Release (ikoclone2-iko-iko):",
-            "    error: can't delete Helm Release with unreachable cluster. Reason: \"dial tcp 127.0.0.1:1: connect: connection refused\"",
+            '    error: can\'t delete Helm Release with unreachable cluster. Reason: "dial tcp 127.0.0.1:1: connect: connection refused"',
             "  kubernetes:core/v1:Namespace (ns):",
             "    error: something else",
         ].join("\n");
@@ -117,7 +150,9 @@ describe("recovery after a killed run", () => {
 
     test("the Karmada API's provider is the control plane's child, named with its id", () => {
         const karmada = "urn:pulumi:dev::kamino::kamino:index:Fleet$kamino:index:KarmadaControlPlane$pulumi:providers:kubernetes::karmada-api";
-        expect(karmadaProviderRef({ resources: [...deployment.resources!, { urn: karmada, id: "k-1", type: "pulumi:providers:kubernetes" }] })).toBe(`${karmada}::k-1`);
+        expect(karmadaProviderRef({ resources: [...deployment.resources!, { urn: karmada, id: "k-1", type: "pulumi:providers:kubernetes" }] })).toBe(
+            `${karmada}::k-1`,
+        );
         expect(karmadaProviderRef(deployment)).toBeUndefined();
     });
 

@@ -12,7 +12,13 @@ const secretsConfig: Record<string, string> = {
     ...stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } }),
     "kamino:secrets": JSON.stringify([
         { name: "iris-key-secret", namespace: "iris", fromConfig: "lic", overwriteExisting: true },
-        { name: "pull", namespace: "iris", type: "dockerconfigjson", fromConfig: "icr", placement: { clusterLabels: { a: "b" }, excludeClusters: ["ikoclone"] } },
+        {
+            name: "pull",
+            namespace: "iris",
+            type: "dockerconfigjson",
+            fromConfig: "icr",
+            placement: { clusterLabels: { a: "b" }, excludeClusters: ["ikoclone"] },
+        },
     ]),
     "kamino:lic": JSON.stringify({ "iris.key": "k" }),
     "kamino:icr": JSON.stringify({ server: "s", username: "u", password: "p" }),
@@ -32,11 +38,21 @@ beforeAll(async () => {
     for (const [name, config] of stacks) {
         const run = new MockRun(false);
         await run.install(config, ["kamino:lic", "kamino:icr"], name);
-        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+        kaminoStack(config, {
+            crdReader: fakeCrdReader(),
+            preflight: healthyMachine(),
+            runningWaiter: fakeRunningWaiter(),
+            agentReadyWaiter: fakeAgentReadyWaiter(),
+        });
         await run.settle();
         for (const r of run.resources.filter(isKarmadaObject)) {
             const [, apiVersion, kind] = /^kubernetes:(.+):(\w+)$/.exec(r.type)!;
-            objects.push({ stack: name, name: r.name, kind, object: plain({ apiVersion, kind, metadata: r.inputs.metadata, spec: r.inputs.spec }) as Record<string, unknown> });
+            objects.push({
+                stack: name,
+                name: r.name,
+                kind,
+                object: plain({ apiVersion, kind, metadata: r.inputs.metadata, spec: r.inputs.spec }) as Record<string, unknown>,
+            });
         }
     }
     // Several whole stacks under mocks: over 5 s on a busy two-core machine.
@@ -47,7 +63,9 @@ function isKarmadaObject(r: Registered): boolean {
 }
 
 test("the stacks create every kind of Karmada object Kamino knows", () => {
-    expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(["PropagationPolicy", "OverridePolicy", "Cluster", "ResourceInterpreterCustomization", "ClusterTaintPolicy"]));
+    expect(new Set(objects.map((o) => o.kind))).toEqual(
+        new Set(["PropagationPolicy", "OverridePolicy", "Cluster", "ResourceInterpreterCustomization", "ClusterTaintPolicy"]),
+    );
     expect(objects.length).toBeGreaterThanOrEqual(10);
 });
 
@@ -63,14 +81,22 @@ describe("the validators reject what Karmada would", () => {
     const pp = (spec: unknown) => ({ apiVersion: "policy.karmada.io/v1alpha1", kind: "PropagationPolicy", metadata: { name: "x" }, spec });
     test.each([
         ["a policy without resourceSelectors", "PropagationPolicy", pp({ placement: {} })],
-        ["a typo in a placement field", "PropagationPolicy", pp({ resourceSelectors: [{ apiVersion: "v1", kind: "Secret" }], placement: { clusterAfinity: {} } })],
+        [
+            "a typo in a placement field",
+            "PropagationPolicy",
+            pp({ resourceSelectors: [{ apiVersion: "v1", kind: "Secret" }], placement: { clusterAfinity: {} } }),
+        ],
         ["an unknown conflict resolution", "PropagationPolicy", pp({ resourceSelectors: [{ apiVersion: "v1", kind: "Secret" }], conflictResolution: "Merge" })],
         [
             "an override operator Karmada does not know",
             "OverridePolicy",
             { ...pp({ overrideRules: [{ overriders: { plaintext: [{ path: "/spec", operator: "merge" }] } }] }), kind: "OverridePolicy" },
         ],
-        ["a Cluster without syncMode", "Cluster", { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { apiEndpoint: "https://x" } }],
+        [
+            "a Cluster without syncMode",
+            "Cluster",
+            { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { apiEndpoint: "https://x" } },
+        ],
         [
             "a taint without a key",
             "ClusterTaintPolicy",
@@ -81,7 +107,11 @@ describe("the validators reject what Karmada would", () => {
             "PropagationPolicy",
             pp({ resourceSelectors: [{ apiVersion: "v1", kind: "Secret" }], failover: { cluster: { purgeMode: "Never" } } }),
         ],
-        ["a Cluster with a misspelled field", "Cluster", { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { syncMode: "Push", apiEndpiont: "https://x" } }],
+        [
+            "a Cluster with a misspelled field",
+            "Cluster",
+            { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name: "c" }, spec: { syncMode: "Push", apiEndpiont: "https://x" } },
+        ],
     ])("%s", (_, kind, object) => {
         expect(validators[kind](object)).toBe(false);
     });

@@ -25,7 +25,13 @@ function config(license = LICENSE, secrets?: unknown[]): Record<string, string> 
             ],
         ),
         "kamino:irisClusters": JSON.stringify([
-            { name: "iris", namespace: "iris", image: "containers.intersystems.com/intersystems/iris:2025.1", licenseKeySecret: "iris-key-secret", imagePullSecrets: ["intersystems-pull-secret"] },
+            {
+                name: "iris",
+                namespace: "iris",
+                image: "containers.intersystems.com/intersystems/iris:2025.1",
+                licenseKeySecret: "iris-key-secret",
+                imagePullSecrets: ["intersystems-pull-secret"],
+            },
         ]),
         "kamino:irisLicense": JSON.stringify({ "iris.key": license }),
         "kamino:icr": JSON.stringify({ server: "containers.intersystems.com", username: "me", password: PASSWORD }),
@@ -120,7 +126,11 @@ describe("rotation and removal", () => {
         expect(secret(after)).toEqual({ "iris.key": "LICENSE-KEY-0002" });
         const iris = (r: MockRun) => r.get("kubernetes:intersystems.com/v1alpha1:IrisCluster", "iris-iris-template").inputs;
         expect(iris(after)).toEqual(iris(before));
-        const rest = (r: MockRun) => r.resources.filter((x) => x.name !== "secrets-iris-iris-key-secret").map((x) => JSON.stringify(x.inputs)).sort();
+        const rest = (r: MockRun) =>
+            r.resources
+                .filter((x) => x.name !== "secrets-iris-iris-key-secret")
+                .map((x) => JSON.stringify(x.inputs))
+                .sort();
         expect(rest(after)).toEqual(rest(before));
     });
 
@@ -139,7 +149,9 @@ describe("rotation and removal", () => {
         const cfg = config(LICENSE, [{ name: "iris-key-secret", namespace: "iris", fromConfig: "irisLicense" }]);
         const run = new MockRun(false);
         await run.install(cfg, SECRET_KEYS);
-        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() })).toThrow(/kamino:irisTls = \[secret\]: unknown config key; fix: remove it with 'pulumi config rm kamino:irisTls'/);
+        expect(() => kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() })).toThrow(
+            /kamino:irisTls = \[secret\]: unknown config key; fix: remove it with 'pulumi config rm kamino:irisTls'/,
+        );
         await run.settle();
     });
 });
@@ -169,7 +181,9 @@ describe("config errors", () => {
 
     test("a referenced Secret placed elsewhere is no error: it follows the IrisCluster, and keeps its own placement too", async () => {
         const cfg = config();
-        cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", tlsSecret: "iris-tls", placement: { clusterNames: ["ikoclone"] } }]);
+        cfg["kamino:irisClusters"] = JSON.stringify([
+            { name: "iris", namespace: "iris", image: "i", tlsSecret: "iris-tls", placement: { clusterNames: ["ikoclone"] } },
+        ]);
         const { run, stack } = await runStack(cfg);
         expect(run.kind("PropagationPolicy").map((p) => p.inputs.metadata.name)).toContain("iris-tls-sync");
         expect(stack.outputs.syncedSecrets["iris/iris-tls"]).toEqual(["ikoclone", "ikodr"]);
@@ -177,7 +191,9 @@ describe("config errors", () => {
     test("a referenced Secret that is not synced at all", async () => {
         const cfg = config();
         cfg["kamino:irisClusters"] = JSON.stringify([{ name: "iris", namespace: "iris", image: "i", licenseKeySecret: "nope" }]);
-        expect(await attempt(cfg)).toMatch(/kamino:irisClusters\[0\]\.licenseKeySecret = "nope": Secret 'iris\/nope' is not in kamino:secrets; fix: add it there/);
+        expect(await attempt(cfg)).toMatch(
+            /kamino:irisClusters\[0\]\.licenseKeySecret = "nope": Secret 'iris\/nope' is not in kamino:secrets; fix: add it there/,
+        );
     });
     test("values must come from secret config", async () => {
         expect(await attempt(config(), ["kamino:icr", "kamino:irisTls"])).toMatch(
@@ -187,7 +203,9 @@ describe("config errors", () => {
     test("a missing source key", async () => {
         const cfg = config();
         delete cfg["kamino:irisLicense"];
-        expect(await attempt(cfg)).toMatch(/kamino:secrets\[0\]\.fromConfig = "irisLicense": config key 'kamino:irisLicense' is not set; fix: set it with 'pulumi config set --secret kamino:irisLicense/);
+        expect(await attempt(cfg)).toMatch(
+            /kamino:secrets\[0\]\.fromConfig = "irisLicense": config key 'kamino:irisLicense' is not set; fix: set it with 'pulumi config set --secret kamino:irisLicense/,
+        );
     });
     test("a registry secret without password", async () => {
         const cfg = config();

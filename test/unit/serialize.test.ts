@@ -22,7 +22,11 @@ test("the dynamic providers serialize when loaded as pulumi loads the program, a
 
 test("the program has no default imports (tsconfig.pulumi.json loads it without esModuleInterop)", () => {
     const files = (dir: string): string[] =>
-        fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
-    const defaults = [path.join(ROOT, "index.ts"), ...files(path.join(ROOT, "components"))].filter((f) => /^import (?!type\b)[\w$]+(\s*,\s*\{[^}]*\})? from /m.test(fs.readFileSync(f, "utf8")));
+        fs
+            .readdirSync(dir, { withFileTypes: true })
+            .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+    const defaults = [path.join(ROOT, "index.ts"), ...files(path.join(ROOT, "components"))].filter((f) =>
+        /^import (?!type\b)[\w$]+(\s*,\s*\{[^}]*\})? from /m.test(fs.readFileSync(f, "utf8")),
+    );
     expect(defaults.map((f) => path.relative(ROOT, f))).toEqual([]);
 });

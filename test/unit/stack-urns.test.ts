@@ -47,7 +47,12 @@ async function urnsOf(stack: string, preview: boolean): Promise<string[]> {
         urns.push(urn);
         return urn;
     };
-    kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() });
+    kaminoStack(config, {
+        crdReader: fakeCrdReader(),
+        preflight: healthyMachine(),
+        runningWaiter: fakeRunningWaiter(),
+        agentReadyWaiter: fakeAgentReadyWaiter(),
+    });
     await run.settle();
     return urns;
 }

@@ -4,20 +4,58 @@
 // shape, and the one-line messages. The real Karmada is in test/cluster/suites/failover.ts.
 import * as fs from "fs";
 import * as path from "path";
-import { Binding, exitCodeOf, FleetStatus, irisClusterView, KarmadaGet, KubeEvent, memberView, movesOf, readFleetStatus, StatusError, Work } from "../../components/live/fleet-status";
-import { ageOf, notBroughtUpMessage, noSuchStackMessage, renderStatus, table, unreachableMessage, useColor, verdicts, watchKey } from "../../components/live/status-view";
+import {
+    Binding,
+    exitCodeOf,
+    FleetStatus,
+    irisClusterView,
+    KarmadaGet,
+    KubeEvent,
+    memberView,
+    movesOf,
+    readFleetStatus,
+    StatusError,
+    Work,
+} from "../../components/live/fleet-status";
+import {
+    ageOf,
+    notBroughtUpMessage,
+    noSuchStackMessage,
+    renderStatus,
+    table,
+    unreachableMessage,
+    useColor,
+    verdicts,
+    watchKey,
+} from "../../components/live/status-view";
 
 const NOW = Date.parse("2026-12-04T12:00:00Z");
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString().replace(".000", "");
 const ID = "default/federated-iris";
 const BINDINGS = "/apis/work.karmada.io/v1alpha2/namespaces/default/resourcebindings";
 
-const cluster = (name: string, ready: string | undefined, opts: { since?: number; taints?: Array<{ key: string; effect: string; timeAdded?: string }>; syncMode?: string } = {}) => ({
+const cluster = (
+    name: string,
+    ready: string | undefined,
+    opts: { since?: number; taints?: Array<{ key: string; effect: string; timeAdded?: string }>; syncMode?: string } = {},
+) => ({
     metadata: { name },
     spec: { syncMode: opts.syncMode ?? "Push", ...(opts.taints ? { taints: opts.taints } : {}) },
     status: {
         kubernetesVersion: "v1.36.3",
-        ...(ready ? { conditions: [{ type: "Ready", status: ready, reason: ready === "True" ? "ClusterReady" : "ClusterNotReachable", message: ready === "True" ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable", lastTransitionTime: ago(opts.since ?? 600) }] } : {}),
+        ...(ready
+            ? {
+                  conditions: [
+                      {
+                          type: "Ready",
+                          status: ready,
+                          reason: ready === "True" ? "ClusterReady" : "ClusterNotReachable",
+                          message: ready === "True" ? "cluster is healthy and ready to accept workloads" : "cluster is not reachable",
+                          lastTransitionTime: ago(opts.since ?? 600),
+                      },
+                  ],
+              }
+            : {}),
     },
 });
 const TAINT = { key: "cluster.karmada.io/not-ready", effect: "NoExecute", timeAdded: ago(30) };
@@ -35,12 +73,29 @@ const running = (clusterName: string, phase = "Running") => ({
     clusterName,
     applied: true,
     health: phase === "Failed" ? "Unhealthy" : "Healthy",
-    status: { phase, conditions: [{ type: "Ready", status: phase === "Running" ? "True" : "False", ...(phase === "Running" ? {} : { reason: "IRISStarting", message: "data node starting" }) }] },
+    status: {
+        phase,
+        conditions: [
+            {
+                type: "Ready",
+                status: phase === "Running" ? "True" : "False",
+                ...(phase === "Running" ? {} : { reason: "IRISStarting", message: "data node starting" }),
+            },
+        ],
+    },
 });
-const irisBinding = (on: string[], opts: { aggregated?: unknown[]; evicting?: Array<{ fromCluster: string; creationTimestamp?: string; reason?: string }>; placement?: unknown } = {}): Binding =>
+const irisBinding = (
+    on: string[],
+    opts: { aggregated?: unknown[]; evicting?: Array<{ fromCluster: string; creationTimestamp?: string; reason?: string }>; placement?: unknown } = {},
+): Binding =>
     ({
         metadata: { name: "federated-iris-iriscluster", labels: { "resourcebinding.karmada.io/permanent-id": "pid-1" } },
-        spec: { resource: { kind: "IrisCluster", name: "federated-iris" }, clusters: on.map((name) => ({ name })), placement: opts.placement ?? FAILOVER_PLACEMENT, gracefulEvictionTasks: opts.evicting },
+        spec: {
+            resource: { kind: "IrisCluster", name: "federated-iris" },
+            clusters: on.map((name) => ({ name })),
+            placement: opts.placement ?? FAILOVER_PLACEMENT,
+            gracefulEvictionTasks: opts.evicting,
+        },
         status: { aggregatedStatus: (opts.aggregated ?? on.map((m) => running(m))) as never },
     }) as Binding;
 const secretBinding = (on: string[]): Binding => ({
@@ -58,8 +113,16 @@ const scheduled = (members: string, first: number, last = first, count = 1): Kub
     lastTimestamp: ago(last),
 });
 /** The Work of the IrisCluster for a member; `deleting`: Karmada is deleting it (the member was unreachable). */
-const work = (member: string, deleting = false): Work => ({ metadata: { namespace: `karmada-es-${member}`, ...(deleting ? { deletionTimestamp: ago(40) } : {}) } });
-const evicted = (member: string, at: number): KubeEvent => ({ reason: "EvictWorkloadFromClusterSucceed", message: `Evict from cluster ${member} succeed.`, count: 1, firstTimestamp: ago(at), lastTimestamp: ago(at) });
+const work = (member: string, deleting = false): Work => ({
+    metadata: { namespace: `karmada-es-${member}`, ...(deleting ? { deletionTimestamp: ago(40) } : {}) },
+});
+const evicted = (member: string, at: number): KubeEvent => ({
+    reason: "EvictWorkloadFromClusterSucceed",
+    message: `Evict from cluster ${member} succeed.`,
+    count: 1,
+    firstTimestamp: ago(at),
+    lastTimestamp: ago(at),
+});
 
 /** A fake Karmada API answering GETs from a table of paths; records what was asked. */
 function fakeKarmada(objects: { clusters: unknown[]; bindings: Binding[]; events?: KubeEvent[]; works?: Work[] }) {
@@ -70,10 +133,13 @@ function fakeKarmada(objects: { clusters: unknown[]; bindings: Binding[]; events
         if (p === "/apis/cluster.karmada.io/v1alpha1/clusters") return ok({ items: objects.clusters });
         if (p === BINDINGS) return ok({ items: objects.bindings });
         if (p.startsWith("/api/v1/namespaces/default/events?fieldSelector=")) {
-            expect(decodeURIComponent(p.split("=").slice(1).join("="))).toBe("involvedObject.kind=ResourceBinding,involvedObject.name=federated-iris-iriscluster");
+            expect(decodeURIComponent(p.split("=").slice(1).join("="))).toBe(
+                "involvedObject.kind=ResourceBinding,involvedObject.name=federated-iris-iriscluster",
+            );
             return ok({ items: objects.events ?? [] });
         }
-        if (p === `/apis/work.karmada.io/v1alpha1/works?labelSelector=${encodeURIComponent("resourcebinding.karmada.io/permanent-id=pid-1")}`) return ok({ items: objects.works ?? [] });
+        if (p === `/apis/work.karmada.io/v1alpha1/works?labelSelector=${encodeURIComponent("resourcebinding.karmada.io/permanent-id=pid-1")}`)
+            return ok({ items: objects.works ?? [] });
         return { status: 404, body: "" };
     };
     return { get, asked };
@@ -83,8 +149,19 @@ const read = (objects: Parameters<typeof fakeKarmada>[0]) => readFleetStatus(fak
 
 describe("judging: exit 0 only when every IrisCluster runs where its placement wants it", () => {
     test("failover, running on the first member: as placed, exit 0, the backup a standby", async () => {
-        const s = await read({ clusters: [cluster("ikoclone", "True"), cluster("ikodr", "True")], bindings: [irisBinding(["ikoclone"]), secretBinding(["ikoclone"])] });
-        expect(s.irisClusters[0]).toMatchObject({ id: ID, mode: "failover", placement: ["ikoclone", "ikodr"], scheduled: ["ikoclone"], runningOn: ["ikoclone"], asPlaced: true, problem: null });
+        const s = await read({
+            clusters: [cluster("ikoclone", "True"), cluster("ikodr", "True")],
+            bindings: [irisBinding(["ikoclone"]), secretBinding(["ikoclone"])],
+        });
+        expect(s.irisClusters[0]).toMatchObject({
+            id: ID,
+            mode: "failover",
+            placement: ["ikoclone", "ikodr"],
+            scheduled: ["ikoclone"],
+            runningOn: ["ikoclone"],
+            asPlaced: true,
+            problem: null,
+        });
         expect(s.irisClusters[0].members.map((m) => [m.name, m.scheduled, m.phase, m.dependencies])).toEqual([
             ["ikoclone", true, "Running", [{ kind: "Secret", name: "iris-key-secret", present: true }]],
             ["ikodr", false, null, []],
@@ -93,23 +170,55 @@ describe("judging: exit 0 only when every IrisCluster runs where its placement w
     });
 
     test("failover, the first member down and tainted but not yet evicted: the member shows as down, exit 1", async () => {
-        const s = await read({ clusters: [cluster("ikoclone", "False", { since: 20, taints: [TAINT] }), cluster("ikodr", "True")], bindings: [irisBinding(["ikoclone"])] });
-        expect(s.members[0]).toEqual({ name: "ikoclone", syncMode: "Push", state: "NotReady", since: ago(20), reason: "ClusterNotReachable: cluster is not reachable", taints: [{ key: TAINT.key, effect: "NoExecute", since: ago(30) }], kubernetesVersion: "v1.36.3" });
+        const s = await read({
+            clusters: [cluster("ikoclone", "False", { since: 20, taints: [TAINT] }), cluster("ikodr", "True")],
+            bindings: [irisBinding(["ikoclone"])],
+        });
+        expect(s.members[0]).toEqual({
+            name: "ikoclone",
+            syncMode: "Push",
+            state: "NotReady",
+            since: ago(20),
+            reason: "ClusterNotReachable: cluster is not reachable",
+            taints: [{ key: TAINT.key, effect: "NoExecute", since: ago(30) }],
+            kubernetesVersion: "v1.36.3",
+        });
         expect(s.irisClusters[0]).toMatchObject({ asPlaced: false, problem: "not running on ikoclone is NotReady", runningOn: [] });
         expect(exitCodeOf(s)).toBe(1);
     });
 
     test("failover, moved to the backup (the eviction from the first member still open): as placed, exit 0", async () => {
-        const b = irisBinding(["ikodr"], { aggregated: [running("ikoclone"), running("ikodr")], evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }] });
-        const s = await read({ clusters: [cluster("ikoclone", "False", { taints: [TAINT] }), cluster("ikodr", "True")], bindings: [b, secretBinding(["ikodr"])], works: [work("ikoclone", true), work("ikodr")] });
-        expect(s.irisClusters[0]).toMatchObject({ scheduled: ["ikodr"], runningOn: ["ikodr"], asPlaced: true, evicting: [{ member: "ikoclone", since: ago(40), reason: "TaintUntolerated" }] });
-        expect(s.irisClusters[0].members.find((m) => m.name === "ikoclone")).toMatchObject({ scheduled: false, evicting: true, deleting: true, dependencies: [{ name: "iris-key-secret", present: false }] });
+        const b = irisBinding(["ikodr"], {
+            aggregated: [running("ikoclone"), running("ikodr")],
+            evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }],
+        });
+        const s = await read({
+            clusters: [cluster("ikoclone", "False", { taints: [TAINT] }), cluster("ikodr", "True")],
+            bindings: [b, secretBinding(["ikodr"])],
+            works: [work("ikoclone", true), work("ikodr")],
+        });
+        expect(s.irisClusters[0]).toMatchObject({
+            scheduled: ["ikodr"],
+            runningOn: ["ikodr"],
+            asPlaced: true,
+            evicting: [{ member: "ikoclone", since: ago(40), reason: "TaintUntolerated" }],
+        });
+        expect(s.irisClusters[0].members.find((m) => m.name === "ikoclone")).toMatchObject({
+            scheduled: false,
+            evicting: true,
+            deleting: true,
+            dependencies: [{ name: "iris-key-secret", present: false }],
+        });
         expect(s.irisClusters[0].members.find((m) => m.name === "ikodr")).toMatchObject({ scheduled: true, evicting: false, deleting: false });
         expect(exitCodeOf(s)).toBe(0);
     });
 
     test.each([
-        ["scheduled but IKO still creating it", irisBinding(["ikoclone"], { aggregated: [running("ikoclone", "Creating")] }), "not running on ikoclone: Creating (Ready=False: IRISStarting: data node starting)"],
+        [
+            "scheduled but IKO still creating it",
+            irisBinding(["ikoclone"], { aggregated: [running("ikoclone", "Creating")] }),
+            "not running on ikoclone: Creating (Ready=False: IRISStarting: data node starting)",
+        ],
         ["scheduled, not applied yet", irisBinding(["ikoclone"], { aggregated: [] }), "not running on ikoclone: not applied yet"],
         ["on two members at once", irisBinding(["ikoclone", "ikodr"]), "scheduled on ikoclone, ikodr: failover placement wants exactly one member"],
         ["scheduled nowhere", irisBinding([]), "Karmada has not scheduled it on any member"],
@@ -130,7 +239,11 @@ describe("judging: exit 0 only when every IrisCluster runs where its placement w
         const up = [memberView("ikoclone", cluster("ikoclone", "True")), memberView("ikodr", cluster("ikodr", "True"))];
         expect(irisClusterView(ID, ["ikoclone", "ikodr"], all, [], up)).toMatchObject({ mode: "all", asPlaced: true, runningOn: ["ikoclone", "ikodr"] });
         const down = [up[0], memberView("ikodr", cluster("ikodr", "Unknown"))];
-        expect(irisClusterView(ID, ["ikoclone", "ikodr"], all, [], down)).toMatchObject({ asPlaced: false, problem: "not running on ikodr is Unknown", runningOn: ["ikoclone"] });
+        expect(irisClusterView(ID, ["ikoclone", "ikodr"], all, [], down)).toMatchObject({
+            asPlaced: false,
+            problem: "not running on ikodr is Unknown",
+            runningOn: ["ikoclone"],
+        });
     });
 });
 
@@ -155,15 +268,28 @@ describe("moves, from Karmada's events on the binding and its open eviction task
     test("placement mode all: back to an earlier set is a reschedule, not a failback; failures are moves too", () => {
         const failedSchedule: KubeEvent = { reason: "ScheduleBindingFailed", message: "0/2 clusters are available", lastTimestamp: ago(10) };
         const moves = movesOf(ID, [scheduled("a:0, b:0", 100), scheduled("a:0", 50), scheduled("a:0, b:0", 20), failedSchedule], undefined, undefined);
-        expect(moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", ["a", "b"]], ["rescheduled", ["a"]], ["rescheduled", ["a", "b"]], ["schedule-failed", []]]);
+        expect(moves.map((m) => [m.kind, m.members])).toEqual([
+            ["scheduled", ["a", "b"]],
+            ["rescheduled", ["a"]],
+            ["rescheduled", ["a", "b"]],
+            ["schedule-failed", []],
+        ]);
     });
 
     test("readFleetStatus keeps the moves of this binding only (not of an earlier one of the same name), oldest first", async () => {
         const binding = { ...irisBinding(["ikoclone"]), metadata: { name: "federated-iris-iriscluster", uid: "now" } };
         const of = (uid: string, e: KubeEvent): KubeEvent => ({ ...e, involvedObject: { uid } });
-        const events = [of("now", scheduled("ikodr:0", 300)), of("now", scheduled("ikoclone:0", 900)), of("earlier", scheduled("ikoclone:0", 1800)), of("earlier", evicted("ikodr", 1700))];
+        const events = [
+            of("now", scheduled("ikodr:0", 300)),
+            of("now", scheduled("ikoclone:0", 900)),
+            of("earlier", scheduled("ikoclone:0", 1800)),
+            of("earlier", evicted("ikodr", 1700)),
+        ];
         const s = await read({ clusters: [cluster("ikoclone", "True"), cluster("ikodr", "True")], bindings: [binding], events });
-        expect(s.moves.map((m) => [m.kind, m.at])).toEqual([["scheduled", ago(900)], ["rescheduled", ago(300)]]);
+        expect(s.moves.map((m) => [m.kind, m.at])).toEqual([
+            ["scheduled", ago(900)],
+            ["rescheduled", ago(300)],
+        ]);
     });
 });
 
@@ -171,7 +297,13 @@ describe("what it prints", () => {
     const status = (): Promise<FleetStatus> =>
         read({
             clusters: [cluster("ikoclone", "False", { since: 125, taints: [TAINT] }), cluster("ikodr", "True", { since: 3720 })],
-            bindings: [irisBinding(["ikodr"], { aggregated: [running("ikoclone"), running("ikodr")], evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }] }), secretBinding(["ikodr"])],
+            bindings: [
+                irisBinding(["ikodr"], {
+                    aggregated: [running("ikoclone"), running("ikodr")],
+                    evicting: [{ fromCluster: "ikoclone", creationTimestamp: ago(40), reason: "TaintUntolerated" }],
+                }),
+                secretBinding(["ikodr"]),
+            ],
             events: [scheduled("ikoclone:0", 900), scheduled("ikodr:0", 35)],
             works: [work("ikoclone", true), work("ikodr")],
         });
@@ -203,17 +335,28 @@ describe("what it prints", () => {
     });
 
     test("colour only on a terminal and never with NO_COLOR; colour does not shift the columns", async () => {
-        expect([useColor(true, {}), useColor(true, { NO_COLOR: "1" }), useColor(false, {}), useColor(undefined, {}), useColor(true, { NO_COLOR: "" })]).toEqual([true, false, false, false, true]);
+        expect([useColor(true, {}), useColor(true, { NO_COLOR: "1" }), useColor(false, {}), useColor(undefined, {}), useColor(true, { NO_COLOR: "" })]).toEqual(
+            [true, false, false, false, true],
+        );
         const s = await status();
         const coloured = renderStatus(s, { color: true, now: NOW });
         expect(coloured).toContain("\x1b[31mNotReady");
         expect(coloured).toContain("\x1b[32mRunning");
         expect(coloured.replace(/\x1b\[\d*m/g, "")).toBe(renderStatus(s, { color: false, now: NOW }));
-        expect(verdicts({ ...s, irisClusters: [{ ...s.irisClusters[0], asPlaced: false, problem: "x" }] }, false)).toEqual(["default/federated-iris: NOT as placed: x"]);
+        expect(verdicts({ ...s, irisClusters: [{ ...s.irisClusters[0], asPlaced: false, problem: "x" }] }, false)).toEqual([
+            "default/federated-iris: NOT as placed: x",
+        ]);
     });
 
     test("ages as kubectl prints them, '-' when there is no time", () => {
-        expect([ageOf(ago(0), NOW), ageOf(ago(40), NOW), ageOf(ago(185), NOW), ageOf(ago(7260), NOW), ageOf(null, NOW), ageOf("garbage", NOW)]).toEqual(["0s", "40s", "3m5s", "2h1m", "-", "-"]);
+        expect([ageOf(ago(0), NOW), ageOf(ago(40), NOW), ageOf(ago(185), NOW), ageOf(ago(7260), NOW), ageOf(null, NOW), ageOf("garbage", NOW)]).toEqual([
+            "0s",
+            "40s",
+            "3m5s",
+            "2h1m",
+            "-",
+            "-",
+        ]);
         expect(table(["A", "LONG HEADER"], [[{ text: "wide cell" }, { text: "x" }]], false)).toEqual(["A           LONG HEADER", "wide cell   x"]);
     });
 
@@ -223,12 +366,29 @@ describe("what it prints", () => {
         expect(s.version).toBe(1);
         expect(Object.keys(s.members[0])).toEqual(["name", "syncMode", "state", "since", "reason", "taints", "kubernetesVersion"]);
         expect(Object.keys(s.irisClusters[0])).toEqual(["id", "mode", "placement", "scheduled", "runningOn", "evicting", "members", "asPlaced", "problem"]);
-        expect(Object.keys(s.irisClusters[0].members[0])).toEqual(["name", "scheduled", "evicting", "deleting", "applied", "phase", "condition", "health", "dependencies"]);
+        expect(Object.keys(s.irisClusters[0].members[0])).toEqual([
+            "name",
+            "scheduled",
+            "evicting",
+            "deleting",
+            "applied",
+            "phase",
+            "condition",
+            "health",
+            "dependencies",
+        ]);
         expect(Object.keys(s.moves[0])).toEqual(["at", "irisCluster", "kind", "members", "message"]);
         // The example in the docs has the same fields, and no other.
         const example = fs.readFileSync(path.join(__dirname, "../../docs/status.md"), "utf8").split("```jsonc\n")[1].split("```")[0];
         const documented = new Set([...example.matchAll(/"(\w+)":/g)].map((m) => m[1]));
-        const fields = [s, s.members[0], s.irisClusters[0], s.irisClusters[0].members[0], s.irisClusters[0].members[0].dependencies[0] ?? s.irisClusters[0].members[1].dependencies[0], s.moves[0]].flatMap((o) => Object.keys(o));
+        const fields = [
+            s,
+            s.members[0],
+            s.irisClusters[0],
+            s.irisClusters[0].members[0],
+            s.irisClusters[0].members[0].dependencies[0] ?? s.irisClusters[0].members[1].dependencies[0],
+            s.moves[0],
+        ].flatMap((o) => Object.keys(o));
         expect([...documented].sort()).toEqual([...new Set(fields)].sort());
     });
 
@@ -255,8 +415,13 @@ describe("when it cannot show the fleet: one line, with the fix", () => {
     });
 
     test("an API error other than not-found is a StatusError naming what was read, with Karmada's message", async () => {
-        const get: KarmadaGet = async () => ({ status: 403, body: JSON.stringify({ message: 'clusters.cluster.karmada.io is forbidden: User "x" cannot list resource' }) });
+        const get: KarmadaGet = async () => ({
+            status: 403,
+            body: JSON.stringify({ message: 'clusters.cluster.karmada.io is forbidden: User "x" cannot list resource' }),
+        });
         await expect(readFleetStatus(get, "dev", OUTPUTS)).rejects.toThrow(StatusError);
-        await expect(readFleetStatus(get, "dev", OUTPUTS)).rejects.toThrow('reading the member clusters from the Karmada API failed: HTTP 403: clusters.cluster.karmada.io is forbidden: User "x" cannot list resource');
+        await expect(readFleetStatus(get, "dev", OUTPUTS)).rejects.toThrow(
+            'reading the member clusters from the Karmada API failed: HTTP 403: clusters.cluster.karmada.io is forbidden: User "x" cannot list resource',
+        );
     });
 });

@@ -75,9 +75,14 @@ export class KarmadaStaticAddress extends pulumi.ComponentResource {
 }
 
 /** The static regional address of a GKE host's Karmada API, in the host's project and region (reserved beside the cluster). */
-export function reserveKarmadaAddress(host: GkeClusterConfig, gcpProvider: pulumi.ProviderResource | undefined, parent: pulumi.Resource): pulumi.Output<string> {
+export function reserveKarmadaAddress(
+    host: GkeClusterConfig,
+    gcpProvider: pulumi.ProviderResource | undefined,
+    parent: pulumi.Resource,
+): pulumi.Output<string> {
     const region = host.region ?? host.zone!.replace(/-[a-z]$/, "");
-    return new KarmadaStaticAddress("karmada-address", { project: host.project!, region, addressName: `${host.name}-karmada-api`, gcpProvider }, { parent }).address;
+    return new KarmadaStaticAddress("karmada-address", { project: host.project!, region, addressName: `${host.name}-karmada-api`, gcpProvider }, { parent })
+        .address;
 }
 
 /** Backups of a gke host's etcd when the stack says nothing of them. */
@@ -108,7 +113,9 @@ export function publishedInstall(
         authorizedNetworks: pulumi.all(at.egress).apply((ips) => [...(k.authorizedNetworks ?? []), ...ips.flat().map((ip) => `${ip}/32`)]),
         // Backups are on by default on a gke host: its snapshots go to a bucket beside it.
         etcd: { ...etcd, backup: gke ? (backup ?? DEFAULT_BACKUP) : undefined },
-        gke: gke ? { gcpProvider: at.gcpProvider!, project: gke.project!, region: gke.region ?? gke.zone!.replace(/-[a-z]$/, ""), hostName: gke.name } : undefined,
+        gke: gke
+            ? { gcpProvider: at.gcpProvider!, project: gke.project!, region: gke.region ?? gke.zone!.replace(/-[a-z]$/, ""), hostName: gke.name }
+            : undefined,
         protect: cfg.protect,
     };
 }

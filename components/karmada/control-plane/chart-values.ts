@@ -81,7 +81,10 @@ export const AGGREGATED_APISERVER_POD_LABELS = { app: "karmada-aggregated-apiser
  */
 export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pulumi.Input<EtcdClientCertificate>): Values {
     return {
-        etcd: { mode: "external", external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) } },
+        etcd: {
+            mode: "external",
+            external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) },
+        },
         ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
         apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
         aggregatedApiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: AGGREGATED_APISERVER_POD_LABELS },
@@ -115,7 +118,11 @@ export const CHART_KEYS = [
 ] as const;
 
 /** The dotted paths of a values tree's leaves; a map under a key in `opaque` counts as one leaf. */
-export function valuePaths(v: Values, opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs"], prefix = ""): string[] {
+export function valuePaths(
+    v: Values,
+    opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs"],
+    prefix = "",
+): string[] {
     return Object.entries(v).flatMap(([k, x]) => {
         const p = prefix ? `${prefix}.${k}` : k;
         return typeof x === "object" && x !== null && !Array.isArray(x) && !opaque.includes(p) ? valuePaths(x as Values, opaque, p) : [p];

@@ -116,7 +116,9 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
         } else {
             const endpoint = args.existingEndpoint;
             this.kubeconfig = pulumi.secret(
-                pulumi.output(args.existingKubeconfig!).apply((kc) => (endpoint ? publishedKubeconfig(kc, endpoint.host, endpoint.port ?? Number(new URL(serverOf(kc)).port || 443)) : kc)),
+                pulumi
+                    .output(args.existingKubeconfig!)
+                    .apply((kc) => (endpoint ? publishedKubeconfig(kc, endpoint.host, endpoint.port ?? Number(new URL(serverOf(kc)).port || 443)) : kc)),
             );
         }
         this.server = pulumi.unsecret(this.kubeconfig.apply((kc) => serverOf(kc)));
@@ -147,12 +149,17 @@ interface InstalledChart {
 
 /** Karmada's chart on the host (off kind over Kamino's etcd, behind its load balancer), children of `parent`. */
 function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resource, opts?: pulumi.ComponentResourceOptions): InstalledChart {
-    if (!h.kind === !h.published) throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
+    if (!h.kind === !h.published)
+        throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
     const published = h.published;
     const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
     // Off kind the chart is installed over a quorum that answers already.
     const etcd = published
-        ? new KarmadaEtcd(`${name}-etcd`, { ...published, hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd }, { parent, dependsOn: inheritedDependsOn(opts) })
+        ? new KarmadaEtcd(
+              `${name}-etcd`,
+              { ...published, hostProvider: h.hostProvider, hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE, settings: published.etcd },
+              { parent, dependsOn: inheritedDependsOn(opts) },
+          )
         : undefined;
     const release = new k8s.helm.v3.Release(
         `${name}-chart`,
@@ -167,7 +174,10 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
             // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
             values:
                 published && etcd
-                    ? karmadaChartValues({ ...chart, published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate } })
+                    ? karmadaChartValues({
+                          ...chart,
+                          published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate },
+                      })
                     : karmadaChartValues({ ...chart, kind: h.kind }),
             timeout: h.timeoutSeconds,
         },
@@ -175,18 +185,20 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
         { parent, provider: h.hostProvider, dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : inheritedDependsOn(opts) },
     );
     // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
-    const generated = k8s.core.v1.Secret.get(
-        `${name}-generated-kubeconfig`,
-        `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`,
-        { parent, provider: h.hostProvider, dependsOn: [release] },
-    );
+    const generated = k8s.core.v1.Secret.get(`${name}-generated-kubeconfig`, `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`, {
+        parent,
+        provider: h.hostProvider,
+        dependsOn: [release],
+    });
     const chartKubeconfig = generated.data.apply((data) => Buffer.from(data["kubeconfig"], "base64").toString("utf8"));
     if (published) {
         const publicService = new k8s.core.v1.Service(
             `${name}-api-lb`,
             {
                 metadata: { name: PUBLIC_SERVICE_NAME, namespace: KARMADA_SYSTEM_NAMESPACE, labels: KARMADA_SYSTEM_LABELS },
-                spec: pulumi.all([published.host, published.authorizedNetworks]).apply(([host, authorizedNetworks]) => loadBalancerSpec({ host, authorizedNetworks })),
+                spec: pulumi
+                    .all([published.host, published.authorizedNetworks])
+                    .apply(([host, authorizedNetworks]) => loadBalancerSpec({ host, authorizedNetworks })),
             },
             { parent, provider: h.hostProvider, dependsOn: [release] },
         );

@@ -55,7 +55,10 @@ export interface CrdMirrorArgs {
  */
 export function mirrorableCrdSpec(crd: KubeObject): Record<string, unknown> {
     if (!crd.spec) throw new Error(`CRD ${String(crd.metadata?.name)} has no spec`);
-    const { conversion, versions, ...spec } = crd.spec as Record<string, unknown> & { conversion?: { strategy?: string }; versions?: Array<Record<string, unknown>> };
+    const { conversion, versions, ...spec } = crd.spec as Record<string, unknown> & {
+        conversion?: { strategy?: string };
+        versions?: Array<Record<string, unknown>>;
+    };
     const withStatus = (versions ?? []).map((v) => ({ ...v, subresources: { ...(v.subresources as object | undefined), status: {} } }));
     return { ...spec, versions: withStatus, ...(conversion && conversion.strategy !== "Webhook" ? { conversion } : {}) };
 }
@@ -141,7 +144,9 @@ export class CrdMirror extends pulumi.ComponentResource {
         // Read with a secret kubeconfig, the spec is still not secret: keep it readable in diffs.
         const live = preview
             ? undefined
-            : pulumi.unsecret(pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args, this.waitReport)));
+            : pulumi.unsecret(
+                  pulumi.all([args.sourceKubeconfig, args.sourceReady]).apply(([kubeconfig]) => readMirrorSpec(reader, kubeconfig, args, this.waitReport)),
+              );
         const field = <T>(key: string): pulumi.Input<T> => (live ? live.apply((s) => s[key] as T) : (pulumi.unknown as unknown as pulumi.Input<T>));
         const liveNames = <T>(key: "singular" | "listKind" | "shortNames" | "categories"): pulumi.Input<T> =>
             live ? live.apply((s) => (s.names as Record<string, T>)[key]) : (pulumi.unknown as unknown as pulumi.Input<T>);

@@ -22,7 +22,11 @@ export interface EtcdBackupSettings {
 
 /** The bucket's name: the project's and the stack's (bucket names are global, project IDs too), at most 63 characters. */
 export function etcdBackupBucketName(project: string, stack: string): string {
-    return `${project}-${stack}-karmada-etcd`.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 63).replace(/-+$/, "");
+    return `${project}-${stack}-karmada-etcd`
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, "-")
+        .slice(0, 63)
+        .replace(/-+$/, "");
 }
 
 /**
@@ -93,10 +97,22 @@ export class EtcdBackup extends pulumi.ComponentResource {
             },
             { ...onGcp, protect: args.protect },
         );
-        const account = new gcp.serviceaccount.Account(`${name}-writer`, { project: args.project, accountId: etcdBackupAccountId(args.hostName), displayName: "Kamino: Karmada etcd snapshots" }, onGcp);
-        new gcp.storage.BucketIAMMember(`${name}-writer-creates`, { bucket: bucket.name, role: "roles/storage.objectCreator", member: pulumi.interpolate`serviceAccount:${account.email}` }, onGcp);
+        const account = new gcp.serviceaccount.Account(
+            `${name}-writer`,
+            { project: args.project, accountId: etcdBackupAccountId(args.hostName), displayName: "Kamino: Karmada etcd snapshots" },
+            onGcp,
+        );
+        new gcp.storage.BucketIAMMember(
+            `${name}-writer-creates`,
+            { bucket: bucket.name, role: "roles/storage.objectCreator", member: pulumi.interpolate`serviceAccount:${account.email}` },
+            onGcp,
+        );
         const ksa = `${args.project}.svc.id.goog[${args.names.namespace}/${BACKUP_SERVICE_ACCOUNT}]`;
-        const identity = new gcp.serviceaccount.IAMMember(`${name}-workload-identity`, { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member: `serviceAccount:${ksa}` }, onGcp);
+        const identity = new gcp.serviceaccount.IAMMember(
+            `${name}-workload-identity`,
+            { serviceAccountId: account.name, role: "roles/iam.workloadIdentityUser", member: `serviceAccount:${ksa}` },
+            onGcp,
+        );
 
         const onHost = { parent: this, provider: args.hostProvider };
         const sa = new k8s.core.v1.ServiceAccount(
@@ -109,7 +125,14 @@ export class EtcdBackup extends pulumi.ComponentResource {
             `${name}-job`,
             {
                 metadata: { name: "karmada-etcd-backup", namespace: args.names.namespace },
-                spec: bucket.name.apply((b) => etcdBackupCronJobSpec(args.names, { schedule: args.settings.schedule, bucket: b, uploaderImage: args.settings.uploaderImage, serviceAccountName: BACKUP_SERVICE_ACCOUNT })),
+                spec: bucket.name.apply((b) =>
+                    etcdBackupCronJobSpec(args.names, {
+                        schedule: args.settings.schedule,
+                        bucket: b,
+                        uploaderImage: args.settings.uploaderImage,
+                        serviceAccountName: BACKUP_SERVICE_ACCOUNT,
+                    }),
+                ),
             },
             { ...onHost, dependsOn: [sa] },
         );

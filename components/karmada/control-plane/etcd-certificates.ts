@@ -37,7 +37,11 @@ const loadForge = () => require("node-forge") as Forge;
 
 /** An RSA key from Node's crypto (native, fast), as node-forge's key pair (node-forge signs certificates; Node's crypto does not). */
 function newKeyPair(forge: Forge) {
-    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const { privateKey } = generateKeyPairSync("rsa", {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: "pkcs1", format: "pem" },
+        publicKeyEncoding: { type: "spki", format: "pem" },
+    });
     const key = forge.pki.privateKeyFromPem(privateKey);
     return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
 }
@@ -141,23 +145,33 @@ export interface EtcdCertificatesArgs {
 /** The CA of Karmada's etcd and the certificates it signs; the keys are secrets. */
 export class EtcdCertificates extends pulumi.dynamic.Resource {
     /** PEM of the CA, which members and apiservers trust. */
-    public declare readonly caCrt: pulumi.Output<string>;
+    declare public readonly caCrt: pulumi.Output<string>;
     /** PEM of the members' certificate (server and peer). */
-    public declare readonly memberCrt: pulumi.Output<string>;
+    declare public readonly memberCrt: pulumi.Output<string>;
     /** PEM of the members' key; secret. */
-    public declare readonly memberKey: pulumi.Output<string>;
+    declare public readonly memberKey: pulumi.Output<string>;
     /** PEM of the apiservers' client certificate. */
-    public declare readonly clientCrt: pulumi.Output<string>;
+    declare public readonly clientCrt: pulumi.Output<string>;
     /** PEM of the apiservers' client key; secret. */
-    public declare readonly clientKey: pulumi.Output<string>;
+    declare public readonly clientKey: pulumi.Output<string>;
     /** When the members' and client certificates were signed (ISO); changes on renewal. */
-    public declare readonly notBefore: pulumi.Output<string>;
+    declare public readonly notBefore: pulumi.Output<string>;
 
     constructor(name: string, args: EtcdCertificatesArgs, opts?: pulumi.CustomResourceOptions) {
         super(
             etcdCertificatesProvider,
             name,
-            { ...args, caCrt: undefined, caKey: undefined, memberCrt: undefined, memberKey: undefined, clientCrt: undefined, clientKey: undefined, notBefore: undefined, notAfter: undefined },
+            {
+                ...args,
+                caCrt: undefined,
+                caKey: undefined,
+                memberCrt: undefined,
+                memberKey: undefined,
+                clientCrt: undefined,
+                clientKey: undefined,
+                notBefore: undefined,
+                notAfter: undefined,
+            },
             { ...opts, additionalSecretOutputs: ["caKey", "memberKey", "clientKey"] },
             "kamino",
             "EtcdCertificates",

@@ -225,7 +225,11 @@ export function etcdPlacement(
 ): Pick<k8s.types.input.core.v1.PodSpec, "affinity" | "topologySpreadConstraints"> {
     const zone = zoneSpread === "required" ? { whenUnsatisfiable: "DoNotSchedule", minDomains: members } : { whenUnsatisfiable: "ScheduleAnyway" };
     return {
-        affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" }] } },
+        affinity: {
+            podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" }],
+            },
+        },
         topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", ...zone, labelSelector: { matchLabels: labels } }],
     };
 }
@@ -279,7 +283,14 @@ export function etcdStatefulSetSpec(n: EtcdClusterNames, p: EtcdPodInput): k8s.t
             },
         },
         volumeClaimTemplates: [
-            { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], ...(p.storageClass ? { storageClassName: p.storageClass } : {}), resources: { requests: { storage: p.volumeSize } } } },
+            {
+                metadata: { name: "data" },
+                spec: {
+                    accessModes: ["ReadWriteOnce"],
+                    ...(p.storageClass ? { storageClassName: p.storageClass } : {}),
+                    resources: { requests: { storage: p.volumeSize } },
+                },
+            },
         ],
     };
 }

@@ -57,7 +57,10 @@ export function etcdDefragCronJobSpec(n: EtcdClusterNames, schedule: string): k8
         schedule,
         {
             automountServiceAccountToken: false,
-            initContainers: [step("health", etcdctl(all, "endpoint", "health")), ...n.members.map((m) => step(`defrag-${m}`, etcdctl([memberUrl(n, m)], "--command-timeout=5m", "defrag")))],
+            initContainers: [
+                step("health", etcdctl(all, "endpoint", "health")),
+                ...n.members.map((m) => step(`defrag-${m}`, etcdctl([memberUrl(n, m)], "--command-timeout=5m", "defrag"))),
+            ],
             containers: [step("status", etcdctl(all, "endpoint", "status", "--write-out=table"))],
             volumes: [certVolume],
         },
@@ -92,7 +95,14 @@ export function etcdBackupCronJobSpec(n: EtcdClusterNames, b: EtcdBackupJobInput
         b.schedule,
         {
             serviceAccountName: b.serviceAccountName,
-            initContainers: [step("snapshot", etcdctl([`https://${n.clientHost}:${ETCD_PORTS.client}`], "--command-timeout=5m", "snapshot", "save", "/backup/snapshot.db"), ETCD_IMAGE, [scratch])],
+            initContainers: [
+                step(
+                    "snapshot",
+                    etcdctl([`https://${n.clientHost}:${ETCD_PORTS.client}`], "--command-timeout=5m", "snapshot", "save", "/backup/snapshot.db"),
+                    ETCD_IMAGE,
+                    [scratch],
+                ),
+            ],
             containers: [
                 {
                     // Not the client certificate: this step talks to GCS only.

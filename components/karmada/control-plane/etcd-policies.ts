@@ -47,7 +47,10 @@ export function etcdNetworkPolicySpec(n: EtcdClusterNames): k8s.types.input.netw
         podSelector: { matchLabels: etcdLabels(n) },
         policyTypes: ["Ingress"],
         ingress: [
-            { from: [...ETCD_CLIENT_POD_LABELS, ETCD_JOB_LABELS].map((matchLabels) => ({ podSelector: { matchLabels } })), ports: [{ protocol: "TCP", port: ETCD_PORTS.client }] },
+            {
+                from: [...ETCD_CLIENT_POD_LABELS, ETCD_JOB_LABELS].map((matchLabels) => ({ podSelector: { matchLabels } })),
+                ports: [{ protocol: "TCP", port: ETCD_PORTS.client }],
+            },
             { from: [{ podSelector: { matchLabels: etcdLabels(n) } }], ports: [{ protocol: "TCP", port: ETCD_PORTS.peer }] },
         ],
     };

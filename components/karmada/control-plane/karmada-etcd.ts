@@ -105,7 +105,9 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
         // Before anything is made or changed, the running etcd must be able to take the member count;
         // read in a preview too, so that a pull request's preview shows a refusal.
         const read = args.runningMembers ?? runningEtcdMembers;
-        const countKept = args.hostKubeconfig ? pulumi.unsecret(pulumi.output(args.hostKubeconfig).apply((kc) => this.keepsMemberCount(kc, n, read))) : pulumi.output(true);
+        const countKept = args.hostKubeconfig
+            ? pulumi.unsecret(pulumi.output(args.hostKubeconfig).apply((kc) => this.keepsMemberCount(kc, n, read)))
+            : pulumi.output(true);
         const afterCheck = <T>(value: T) => countKept.apply(() => value);
 
         // What holds the state: deleting it by mistake (a replace, a destroy) loses Karmada (docs/production.md, Deletion).
@@ -113,33 +115,60 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
         const namespace = new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: afterCheck(n.namespace) } }, { ...onHost, ...kept });
         const inNamespace = (objectName: string) => ({ name: objectName, namespace: namespace.metadata.name, labels });
         const certificates = new EtcdCertificates(`${name}-certificates`, { hosts: afterCheck(etcdCertificateHosts(n)) }, { parent: this, ...kept });
-        const secret = new k8s.core.v1.Secret(`${name}-certs`, { metadata: inNamespace(n.certSecret), type: "kubernetes.io/tls", stringData: etcdMemberFiles(certificates) }, onHost);
+        const secret = new k8s.core.v1.Secret(
+            `${name}-certs`,
+            { metadata: inNamespace(n.certSecret), type: "kubernetes.io/tls", stringData: etcdMemberFiles(certificates) },
+            onHost,
+        );
         // GKE admits critical-priority pods here only under this quota: etcd's now, the chart's next.
-        this.criticalPodsQuota = new k8s.core.v1.ResourceQuota(`${name}-critical-pods`, { metadata: inNamespace(CRITICAL_PODS_QUOTA), spec: criticalPodsQuotaSpec() }, onHost);
+        this.criticalPodsQuota = new k8s.core.v1.ResourceQuota(
+            `${name}-critical-pods`,
+            { metadata: inNamespace(CRITICAL_PODS_QUOTA), spec: criticalPodsQuotaSpec() },
+            onHost,
+        );
         const peers = new k8s.core.v1.Service(`${name}-peers`, { metadata: inNamespace(n.statefulSet), spec: etcdPeerServiceSpec(n) }, onHost);
         const client = new k8s.core.v1.Service(`${name}-client`, { metadata: inNamespace(n.clientService), spec: etcdClientServiceSpec(n) }, onHost);
-        this.chartWaitService = new k8s.core.v1.Service(`${name}-chart-wait`, { metadata: inNamespace(n.chartWaitService), spec: etcdChartWaitServiceSpec(n) }, onHost);
+        this.chartWaitService = new k8s.core.v1.Service(
+            `${name}-chart-wait`,
+            { metadata: inNamespace(n.chartWaitService), spec: etcdChartWaitServiceSpec(n) },
+            onHost,
+        );
         const policy = new k8s.networking.v1.NetworkPolicy(`${name}-ingress`, { metadata: inNamespace(n.statefulSet), spec: etcdNetworkPolicySpec(n) }, onHost);
         new k8s.policy.v1.PodDisruptionBudget(`${name}-pdb`, { metadata: inNamespace(n.statefulSet), spec: etcdDisruptionBudgetSpec(n) }, onHost);
-        const storageClass = args.gke && !settings.storageClass ? new k8s.storage.v1.StorageClass(`${name}-storage`, { metadata: { name: ETCD_STORAGE_CLASS }, ...etcdStorageClass() }, onHost) : undefined;
+        const storageClass =
+            args.gke && !settings.storageClass
+                ? new k8s.storage.v1.StorageClass(`${name}-storage`, { metadata: { name: ETCD_STORAGE_CLASS }, ...etcdStorageClass() }, onHost)
+                : undefined;
         // The provider waits for the StatefulSet's rollout: every member ready, so the quorum answers before the chart installs.
         this.statefulSet = new k8s.apps.v1.StatefulSet(
             `${name}-members`,
             {
                 metadata: inNamespace(n.statefulSet),
                 spec: certificates.notBefore.apply((revision) =>
-                    etcdStatefulSetSpec(n, { ...settings, storageClass: settings.storageClass ?? (storageClass ? ETCD_STORAGE_CLASS : undefined), certificateRevision: revision }),
+                    etcdStatefulSetSpec(n, {
+                        ...settings,
+                        storageClass: settings.storageClass ?? (storageClass ? ETCD_STORAGE_CLASS : undefined),
+                        certificateRevision: revision,
+                    }),
                 ),
             },
             { ...onHost, ...kept, dependsOn: [secret, peers, client, this.criticalPodsQuota, policy, ...(storageClass ? [storageClass] : [])] },
         );
         this.backup = this.maintenance(name, args, n, certificates, onHost);
-        this.clientCertificate = pulumi.secret(pulumi.all([certificates.caCrt, certificates.clientCrt, certificates.clientKey]).apply(([caCrt, crt, key]) => ({ caCrt, crt, key })));
+        this.clientCertificate = pulumi.secret(
+            pulumi.all([certificates.caCrt, certificates.clientCrt, certificates.clientKey]).apply(([caCrt, crt, key]) => ({ caCrt, crt, key })),
+        );
         this.registerOutputs({ clientCertificate: this.clientCertificate });
     }
 
     /** The Jobs' client certificate, the defragmentation CronJob, and on a gke host the backups. */
-    private maintenance(name: string, args: KarmadaEtcdArgs, n: EtcdClusterNames, certificates: EtcdCertificates, onHost: pulumi.CustomResourceOptions): EtcdBackup | undefined {
+    private maintenance(
+        name: string,
+        args: KarmadaEtcdArgs,
+        n: EtcdClusterNames,
+        certificates: EtcdCertificates,
+        onHost: pulumi.CustomResourceOptions,
+    ): EtcdBackup | undefined {
         const jobCert = new k8s.core.v1.Secret(
             `${name}-job-cert`,
             {
@@ -150,10 +179,18 @@ export class KarmadaEtcd extends pulumi.ComponentResource {
             { ...onHost, dependsOn: [this.statefulSet] },
         );
         const schedule = args.settings.defragSchedule ?? DEFAULTS.karmadaEtcdDefragSchedule;
-        new k8s.batch.v1.CronJob(`${name}-defrag`, { metadata: { name: "karmada-etcd-defrag", namespace: n.namespace }, spec: etcdDefragCronJobSpec(n, schedule) }, { ...onHost, dependsOn: [jobCert] });
+        new k8s.batch.v1.CronJob(
+            `${name}-defrag`,
+            { metadata: { name: "karmada-etcd-defrag", namespace: n.namespace }, spec: etcdDefragCronJobSpec(n, schedule) },
+            { ...onHost, dependsOn: [jobCert] },
+        );
         const backup = args.settings.backup;
         if (!args.gke || !backup?.enabled) return undefined;
-        return new EtcdBackup(`${name}-backup`, { ...args.gke, hostProvider: args.hostProvider, names: n, settings: backup, protect: args.protect ?? false }, { parent: this, dependsOn: [jobCert] });
+        return new EtcdBackup(
+            `${name}-backup`,
+            { ...args.gke, hostProvider: args.hostProvider, names: n, settings: backup, protect: args.protect ?? false },
+            { parent: this, dependsOn: [jobCert] },
+        );
     }
 
     /** True once the running etcd (if any) has the configured member count; a host that cannot be read is a warning. */

@@ -42,7 +42,6 @@ export interface FailbackResult {
 /** Failback's own errors: what is not ready yet, and what to do. */
 export class FailbackError extends Error {}
 
-
 async function read<T>(request: KarmadaRequest, path: string, what: string): Promise<T> {
     const res = await request("GET", path);
     if (res.status === 404) throw new FailbackError(`${what} not found in the Karmada API`);
@@ -60,7 +59,11 @@ async function write(request: KarmadaRequest, method: string, path: string, body
  * until Karmada has placed it there. Refuses, saying why, while that member is not Ready, still
  * tainted, or still being evicted from.
  */
-export async function failback(request: KarmadaRequest, id: string, opts: { timeoutSeconds?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): Promise<FailbackResult> {
+export async function failback(
+    request: KarmadaRequest,
+    id: string,
+    opts: { timeoutSeconds?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<FailbackResult> {
     const [namespace, name] = id.split("/");
     if (!namespace || !name) throw new FailbackError(`give the IrisCluster as namespace/name, e.g. default/federated-iris (got '${id}')`);
     const path = bindingPath(namespace, name);
@@ -75,7 +78,9 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
     const ready = cluster.status?.conditions?.find((c) => c.type === "Ready")?.status;
     if (ready !== "True") throw new FailbackError(`${member} is not Ready in Karmada (Ready=${ready ?? "unknown"}); fail back once it is`);
     if (cluster.spec?.taints?.some((t) => t.key === FAILOVER_TAINT.key && t.effect === FAILOVER_TAINT.effect)) {
-        throw new FailbackError(`${member} still has the failover taint ${FAILOVER_TAINT.key}:${FAILOVER_TAINT.effect}; Karmada lifts it seconds after the member is Ready, try again then`);
+        throw new FailbackError(
+            `${member} still has the failover taint ${FAILOVER_TAINT.key}:${FAILOVER_TAINT.effect}; Karmada lifts it seconds after the member is Ready, try again then`,
+        );
     }
     const evicting = binding.spec?.gracefulEvictionTasks?.find((t) => t.fromCluster === member);
     if (evicting) {
@@ -86,7 +91,14 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
     }
 
     // 1. Resume scheduling at the first group; 2. ask for a reschedule.
-    await write(request, "PATCH", `${path}/status`, { status: { schedulerObservingAffinityName: first.affinityName } }, "resetting the binding's affinity group", "application/merge-patch+json");
+    await write(
+        request,
+        "PATCH",
+        `${path}/status`,
+        { status: { schedulerObservingAffinityName: first.affinityName } },
+        "resetting the binding's affinity group",
+        "application/merge-patch+json",
+    );
     await write(
         request,
         "POST",
@@ -110,7 +122,10 @@ export async function failback(request: KarmadaRequest, id: string, opts: { time
             intervalSeconds: 1,
             now: opts.now,
             sleep: opts.sleep,
-            timeoutError: () => new FailbackError(`Karmada did not move IrisCluster ${id} to ${member} within ${opts.timeoutSeconds ?? 120}s; see kubectl get resourcebinding ${name}-iriscluster -n ${namespace} -o yaml`),
+            timeoutError: () =>
+                new FailbackError(
+                    `Karmada did not move IrisCluster ${id} to ${member} within ${opts.timeoutSeconds ?? 120}s; see kubectl get resourcebinding ${name}-iriscluster -n ${namespace} -o yaml`,
+                ),
         },
     );
     return { member, from, moved: true };

@@ -57,7 +57,10 @@ export async function requestAgentCertificate(
             expirationSeconds: a.expirationSeconds,
         },
     });
-    if (created.status !== 201) throw new Error(`Karmada refused the agent's CertificateSigningRequest for ${a.clusterName}: ${describeError({ code: created.status, body: created.body })}`);
+    if (created.status !== 201)
+        throw new Error(
+            `Karmada refused the agent's CertificateSigningRequest for ${a.clusterName}: ${describeError({ code: created.status, body: created.body })}`,
+        );
     try {
         const pem = await poll(
             async () => {
@@ -79,7 +82,10 @@ export async function requestAgentCertificate(
                     ),
             },
         );
-        if ("refused" in pem) throw new Error(`Karmada ${pem.refused!.type.toLowerCase()} the agent's certificate for ${a.clusterName}: ${pem.refused!.reason ?? ""} ${pem.refused!.message ?? ""}`.trim());
+        if ("refused" in pem)
+            throw new Error(
+                `Karmada ${pem.refused!.type.toLowerCase()} the agent's certificate for ${a.clusterName}: ${pem.refused!.reason ?? ""} ${pem.refused!.message ?? ""}`.trim(),
+            );
         const x509 = new X509Certificate(pem.certificate!);
         return { certificate: pem.certificate!, notBefore: new Date(x509.validFrom).toISOString(), notAfter: new Date(x509.validTo).toISOString() };
     } finally {
@@ -114,10 +120,17 @@ export async function waitForPullCluster(
             if (last.spec?.syncMode === "Push") return last;
             const ready = readyCondition(last);
             if (ready?.status === "True") return last;
-            progress.update(`Cluster ${a.clusterName} registered by its agent, ${ready ? `Ready=${ready.status}${ready.reason ? ` ${ready.reason}` : ""}` : "no Ready condition yet"}`);
+            progress.update(
+                `Cluster ${a.clusterName} registered by its agent, ${ready ? `Ready=${ready.status}${ready.reason ? ` ${ready.reason}` : ""}` : "no Ready condition yet"}`,
+            );
             return undefined;
         },
-        { timeoutSeconds: a.timeoutSeconds, intervalSeconds: 1, ...clock, timeoutError: (e) => new Error(pullTimeoutMessage(a.clusterName, a.timeoutSeconds, last, e)) },
+        {
+            timeoutSeconds: a.timeoutSeconds,
+            intervalSeconds: 1,
+            ...clock,
+            timeoutError: (e) => new Error(pullTimeoutMessage(a.clusterName, a.timeoutSeconds, last, e)),
+        },
     );
     if (found.spec?.syncMode === "Push") {
         throw new Error(
@@ -143,7 +156,12 @@ function pullTimeoutMessage(clusterName: string, seconds: number, last: LiveClus
  * Sets the Cluster's labels to exactly `labels` (the agent writes only the spec, so the labels are
  * Kamino's): a merge patch that also removes the keys `previous` had and `labels` has not.
  */
-export async function setClusterLabels(call: KubeCall, clusterName: string, labels: Record<string, string>, previous: Record<string, string> = {}): Promise<void> {
+export async function setClusterLabels(
+    call: KubeCall,
+    clusterName: string,
+    labels: Record<string, string>,
+    previous: Record<string, string> = {},
+): Promise<void> {
     const patch: Record<string, string | null> = { ...Object.fromEntries(Object.keys(previous).map((k) => [k, null])), ...labels };
     if (Object.keys(patch).length === 0) return;
     const res = await call("PATCH", `${CLUSTERS}/${clusterName}`, { metadata: { labels: patch } }, "application/merge-patch+json");
@@ -157,7 +175,11 @@ export async function setClusterLabels(call: KubeCall, clusterName: string, labe
  * on Works) with it. Skips the drain when the Cluster is not Ready: no agent would act on it, and
  * Karmada then releases the Works itself.
  */
-export async function drainAndDeleteCluster(call: KubeCall, a: { clusterName: string; timeoutSeconds: number }, clock: Clock = {}): Promise<{ drained: number }> {
+export async function drainAndDeleteCluster(
+    call: KubeCall,
+    a: { clusterName: string; timeoutSeconds: number },
+    clock: Clock = {},
+): Promise<{ drained: number }> {
     const got = await call("GET", `${CLUSTERS}/${a.clusterName}`);
     if (got.status === 404) return { drained: 0 };
     if (got.status !== 200) throw new Error(`reading the Cluster '${a.clusterName}' from Karmada: ${describeError({ code: got.status, body: got.body })}`);
@@ -190,7 +212,8 @@ export async function drainAndDeleteCluster(call: KubeCall, a: { clusterName: st
  */
 export async function deleteCluster(call: KubeCall, a: { clusterName: string; timeoutSeconds: number }, clock: Clock = {}): Promise<void> {
     const del = await call("DELETE", `${CLUSTERS}/${a.clusterName}`);
-    if (del.status !== 200 && del.status !== 202 && del.status !== 404) throw new Error(`deleting the Cluster '${a.clusterName}' from Karmada: ${describeError({ code: del.status, body: del.body })}`);
+    if (del.status !== 200 && del.status !== 202 && del.status !== 404)
+        throw new Error(`deleting the Cluster '${a.clusterName}' from Karmada: ${describeError({ code: del.status, body: del.body })}`);
     await poll(async () => ((await call("GET", `${CLUSTERS}/${a.clusterName}`)).status === 404 ? true : undefined), {
         timeoutSeconds: a.timeoutSeconds,
         intervalSeconds: 1,

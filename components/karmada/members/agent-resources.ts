@@ -90,11 +90,11 @@ export interface AgentCertificateArgs {
 /** The agent's client certificate for the Karmada API, and its private key (secret). */
 export class AgentCertificate extends pulumi.dynamic.Resource {
     /** PEM. */
-    public declare readonly certificate: pulumi.Output<string>;
+    declare public readonly certificate: pulumi.Output<string>;
     /** PEM; secret. */
-    public declare readonly privateKey: pulumi.Output<string>;
+    declare public readonly privateKey: pulumi.Output<string>;
     /** When the certificate expires (ISO time); an `up` after two thirds of its life replaces it. */
-    public declare readonly notAfter: pulumi.Output<string>;
+    declare public readonly notAfter: pulumi.Output<string>;
 
     constructor(name: string, args: AgentCertificateArgs, opts?: pulumi.CustomResourceOptions) {
         super(
@@ -130,8 +130,13 @@ export const registrationProvider: pulumi.dynamic.ResourceProvider = {
         return { id: inputs.clusterName, outs };
     },
     async diff(_id, olds: RegistrationOutputs, news: RegistrationInputs) {
-        const replaces = olds.clusterName !== news.clusterName || karmadaCa(olds.karmadaKubeconfig) !== karmadaCa(news.karmadaKubeconfig) ? ["clusterName"] : [];
-        const changes = replaces.length > 0 || JSON.stringify(olds.labels) !== JSON.stringify(news.labels) || olds.agentRevision !== news.agentRevision || olds.timeoutSeconds !== news.timeoutSeconds;
+        const replaces =
+            olds.clusterName !== news.clusterName || karmadaCa(olds.karmadaKubeconfig) !== karmadaCa(news.karmadaKubeconfig) ? ["clusterName"] : [];
+        const changes =
+            replaces.length > 0 ||
+            JSON.stringify(olds.labels) !== JSON.stringify(news.labels) ||
+            olds.agentRevision !== news.agentRevision ||
+            olds.timeoutSeconds !== news.timeoutSeconds;
         return { changes, replaces, deleteBeforeReplace: true };
     },
     async update(_id, olds: RegistrationOutputs, news: RegistrationInputs) {
@@ -166,9 +171,16 @@ export interface PullClusterRegistrationArgs {
 /** The agent's Cluster in Karmada, Ready and labelled; deleting it drains the member first. */
 export class PullClusterRegistration extends pulumi.dynamic.Resource {
     /** The Cluster's `spec.id`: the uid of the member's `kube-system` namespace. */
-    public declare readonly clusterId: pulumi.Output<string>;
+    declare public readonly clusterId: pulumi.Output<string>;
 
     constructor(name: string, args: PullClusterRegistrationArgs, opts?: pulumi.CustomResourceOptions) {
-        super(registrationProvider, name, { ...args, clusterId: undefined }, { ...opts, additionalSecretOutputs: ["karmadaKubeconfig"] }, "kamino", "PullClusterRegistration");
+        super(
+            registrationProvider,
+            name,
+            { ...args, clusterId: undefined },
+            { ...opts, additionalSecretOutputs: ["karmadaKubeconfig"] },
+            "kamino",
+            "PullClusterRegistration",
+        );
     }
 }

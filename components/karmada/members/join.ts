@@ -84,7 +84,11 @@ export async function liveMembers(karmadaKubeconfig: string): Promise<LiveMember
     if (res.status !== 200) throw new Error(describeError({ code: res.status, body: res.body }));
     type Item = { metadata?: { name?: string }; spec?: { syncMode?: string }; status?: { conditions?: { type: string; status: string }[] } };
     const items = (JSON.parse(res.body) as { items?: Item[] }).items ?? [];
-    return items.map((c) => ({ name: c.metadata?.name ?? "", syncMode: c.spec?.syncMode ?? "Push", ready: c.status?.conditions?.find((x) => x.type === "Ready")?.status }));
+    return items.map((c) => ({
+        name: c.metadata?.name ?? "",
+        syncMode: c.spec?.syncMode ?? "Push",
+        ready: c.status?.conditions?.find((x) => x.type === "Ready")?.status,
+    }));
 }
 
 /** Thrown by the join gate: one line per member whose sync mode the config changes; a RunError, so Pulumi prints it without a stack trace. */
@@ -100,7 +104,12 @@ export class SyncModeChangeError extends pulumi.RunError {
  * fails the joins (before they write to Karmada) if it has. A Karmada that cannot be read is a
  * warning, logged on `logTo`: the joins then fail or succeed on their own.
  */
-export function syncModeGate(cfg: FleetConfig, karmadaKubeconfig: pulumi.Output<string>, read = liveMembers, logTo?: pulumi.Resource): pulumi.Output<boolean> | undefined {
+export function syncModeGate(
+    cfg: FleetConfig,
+    karmadaKubeconfig: pulumi.Output<string>,
+    read = liveMembers,
+    logTo?: pulumi.Resource,
+): pulumi.Output<boolean> | undefined {
     if (pulumi.runtime.isDryRun()) return undefined;
     return pulumi.unsecret(
         karmadaKubeconfig.apply(async (kubeconfig) => {
@@ -135,7 +144,13 @@ export function agentImageFor(cfg: FleetConfig, existingVersion: string | undefi
 }
 
 /** Joins one member in its sync mode, once IKO is on it. */
-export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: JoinTarget, narrowAfter: pulumi.Output<unknown> | undefined, opts: pulumi.ComponentResourceOptions): FleetMember {
+export function joinMember(
+    cluster: JoiningCluster,
+    cfg: FleetConfig,
+    karmada: JoinTarget,
+    narrowAfter: pulumi.Output<unknown> | undefined,
+    opts: pulumi.ComponentResourceOptions,
+): FleetMember {
     const c = cluster.config;
     const common = {
         clusterName: c.name,
@@ -151,10 +166,13 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
         access: memberAccessFor(cfg),
         narrowAfter,
     };
-    if (c.syncMode !== "Pull") return new KarmadaMember(`${c.name}-member`, { ...common, karmadaClusterNamespace: karmada.clusterNamespace, gate: karmada.gate }, opts);
+    if (c.syncMode !== "Pull")
+        return new KarmadaMember(`${c.name}-member`, { ...common, karmadaClusterNamespace: karmada.clusterNamespace, gate: karmada.gate }, opts);
     const agentImage = agentImageFor(cfg, karmada.existingVersion);
     if (!agentImage) {
-        throw new Error(`Kamino cannot tell the version of the existing Karmada for the agent of '${c.name}'; set kamino:karmada.agentImage (e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2)`);
+        throw new Error(
+            `Kamino cannot tell the version of the existing Karmada for the agent of '${c.name}'; set kamino:karmada.agentImage (e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2)`,
+        );
     }
     // A kind host publishes the Karmada API on a NodePort of its node container, on the kind network;
     // any other Karmada is reached where its kubeconfig says: the load balancer or kamino:karmada.endpoint
@@ -165,7 +183,16 @@ export function joinMember(cluster: JoiningCluster, cfg: FleetConfig, karmada: J
         : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,
-        { ...common, agentServer, agentImage, readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds, detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent, skipAwait: cfg.testing.skipAwait, gate: karmada.gate, readyWaiter: karmada.agentReadyWaiter },
+        {
+            ...common,
+            agentServer,
+            agentImage,
+            readyTimeoutSeconds: cfg.karmada.agentReadyTimeoutSeconds,
+            detection: detectionFlags(cfg.karmada.failureDetectionSeconds).agent,
+            skipAwait: cfg.testing.skipAwait,
+            gate: karmada.gate,
+            readyWaiter: karmada.agentReadyWaiter,
+        },
         opts,
     );
 }

@@ -130,7 +130,14 @@ export interface ManifestTarget {
 
 function rule(kinds: PropagatedKind[], verbs: string[]): PolicyRule[] {
     const groups = [...new Set(kinds.map((k) => k.group))].sort();
-    return groups.map((g) => ({ apiGroups: [g], resources: kinds.filter((k) => k.group === g).map((k) => k.resource).sort(), verbs }));
+    return groups.map((g) => ({
+        apiGroups: [g],
+        resources: kinds
+            .filter((k) => k.group === g)
+            .map((k) => k.resource)
+            .sort(),
+        verbs,
+    }));
 }
 
 /**

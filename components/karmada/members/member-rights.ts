@@ -77,7 +77,11 @@ export function grantNamespaceRights(
         );
         if (!memberNs) return [nsBinding];
         const afterNs: pulumi.CustomResourceOptions = { ...onMember, dependsOn: [memberNs] };
-        const objectRole = new k8s.rbac.v1.ClusterRole(`${id}-ns-role`, { metadata: { name: roleName, labels }, rules: namespaceObjectRules(ns.namespace) }, afterNs);
+        const objectRole = new k8s.rbac.v1.ClusterRole(
+            `${id}-ns-role`,
+            { metadata: { name: roleName, labels }, rules: namespaceObjectRules(ns.namespace) },
+            afterNs,
+        );
         const objectBinding = new k8s.rbac.v1.ClusterRoleBinding(
             `${id}-ns-binding`,
             {

@@ -68,7 +68,6 @@ export function namespaceRoleName(clusterName: string, namespace: string): strin
     return `${joinNames(clusterName).clusterRole}:${namespace}`;
 }
 
-
 /** What the join makes on the member for Karmada's controllers. */
 interface MemberIdentity {
     /** The ServiceAccount Karmada's controllers act as. */
@@ -101,22 +100,42 @@ export class KarmadaMember extends pulumi.ComponentResource {
         super("kamino:index:KarmadaMember", name, {}, opts);
         this.clusterName = args.clusterName;
         // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
-        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, ...gatedBy(args.gate) };
+        const onMember: pulumi.CustomResourceOptions = {
+            parent: this,
+            provider: args.memberProvider,
+            deletedWith: args.memberLifecycle,
+            ...gatedBy(args.gate),
+        };
+        const onKarmada: pulumi.CustomResourceOptions = {
+            parent: this,
+            provider: args.karmada.provider,
+            deletedWith: args.karmada.lifecycle,
+            ...gatedBy(args.gate),
+        };
         const access = args.access ?? { mode: "full", clusterRules: FULL_RULES, namespaces: [], impersonator: true };
         const narrowAfter = args.narrowAfter;
-        const afterCleanup = <T>(rules: T): pulumi.Input<T> => (narrowAfter === undefined ? rules : pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
+        const afterCleanup = <T>(rules: T): pulumi.Input<T> =>
+            narrowAfter === undefined ? rules : (pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
 
         const identity = this.memberIdentity(name, args.clusterName, access, afterCleanup, onMember);
         const subject = { kind: "ServiceAccount", name: identity.serviceAccount.name, namespace: identity.serviceAccount.namespace };
-        this.access = [identity.binding, ...grantNamespaceRights(name, { roleName: joinNames(args.clusterName).clusterRole, access, subject, afterCleanup }, onMember)];
+        this.access = [
+            identity.binding,
+            ...grantNamespaceRights(name, { roleName: joinNames(args.clusterName).clusterRole, access, subject, afterCleanup }, onMember),
+        ];
         this.propagatesAfter = this.access;
         this.cluster = this.karmadaCluster(name, args, identity, onKarmada);
         this.registerOutputs({ clusterName: this.clusterName });
     }
 
     /** In the member: an identity for Karmada's controllers, its cluster-wide rights and its tokens. */
-    private memberIdentity(name: string, clusterName: string, access: MemberAccessPlan, afterCleanup: AfterCleanup, onMember: pulumi.CustomResourceOptions): MemberIdentity {
+    private memberIdentity(
+        name: string,
+        clusterName: string,
+        access: MemberAccessPlan,
+        afterCleanup: AfterCleanup,
+        onMember: pulumi.CustomResourceOptions,
+    ): MemberIdentity {
         const n = joinNames(clusterName);
         const labels = KARMADA_SYSTEM_LABELS;
         const ns = new k8s.core.v1.Namespace(`${name}-member-ns`, { metadata: { name: KARMADA_CLUSTER_NAMESPACE, labels } }, onMember);
@@ -183,7 +202,10 @@ export class KarmadaMember extends pulumi.ComponentResource {
             // shows as a change in every preview.
             { metadata: { name: args.clusterName, ...(args.labels && Object.keys(args.labels).length > 0 ? { labels: args.labels } : {}) }, spec },
             // The Cluster goes first on destroy: Karmada still needs the member's RBAC to clean up.
-            { ...onKarmada, dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])] },
+            {
+                ...onKarmada,
+                dependsOn: [credentials, ...(impersonatorCredentials ? [impersonatorCredentials] : []), ...this.access, ...(args.joinAfter ?? [])],
+            },
         );
     }
 }

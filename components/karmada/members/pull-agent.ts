@@ -57,7 +57,11 @@ export function agentKarmadaRules(clusterName: string): PolicyRule[] {
         { apiGroups: ["cluster.karmada.io"], resources: ["clusters"], resourceNames: [clusterName], verbs: ["get", "update"] },
         { apiGroups: ["cluster.karmada.io"], resources: ["clusters"], verbs: ["create", "list", "watch"] },
         { apiGroups: ["cluster.karmada.io"], resources: ["clusters/status"], resourceNames: [clusterName], verbs: ["update"] },
-        { apiGroups: ["config.karmada.io"], resources: ["resourceinterpreterwebhookconfigurations", "resourceinterpretercustomizations"], verbs: ["get", "list", "watch"] },
+        {
+            apiGroups: ["config.karmada.io"],
+            resources: ["resourceinterpreterwebhookconfigurations", "resourceinterpretercustomizations"],
+            verbs: ["get", "list", "watch"],
+        },
         { apiGroups: [""], resources: ["namespaces"], verbs: ["get"] },
         { apiGroups: [""], resources: ["services"], verbs: ["list", "watch"] },
         { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] },
@@ -142,7 +146,8 @@ export function agentKubeconfig(server: string, caPem: string, certPem: string, 
 /** The Karmada API server and its CA (PEM) from a kubeconfig: what the agent dials and trusts. */
 export function karmadaServer(kubeconfigText: string): { server: string; caPem: string } {
     const { server, "certificate-authority-data": ca } = activeCluster(parseKubeconfig(kubeconfigText)).cluster;
-    if (!server || !ca) throw new Error("the Karmada kubeconfig has no server or no certificate-authority-data for its current context; a Pull member's agent needs both");
+    if (!server || !ca)
+        throw new Error("the Karmada kubeconfig has no server or no certificate-authority-data for its current context; a Pull member's agent needs both");
     return { server, caPem: Buffer.from(ca, "base64").toString("utf8") };
 }
 

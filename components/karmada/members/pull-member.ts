@@ -37,7 +37,12 @@ import {
 import { KarmadaContext } from "../../common/karmada-context";
 
 /** Waits until a Pull member's agent has registered its Cluster and Karmada reports it Ready; lines go to `onProgress`. */
-export type AgentReadyWaiter = (karmadaKubeconfig: string, clusterName: string, timeoutSeconds: number, onProgress: ProgressSink) => Promise<{ waitedSeconds: number }>;
+export type AgentReadyWaiter = (
+    karmadaKubeconfig: string,
+    clusterName: string,
+    timeoutSeconds: number,
+    onProgress: ProgressSink,
+) => Promise<{ waitedSeconds: number }>;
 
 /** The real one: polls the Karmada API. */
 export const liveAgentReadyWaiter: AgentReadyWaiter = (kc, clusterName, timeoutSeconds, onProgress) => {
@@ -111,8 +116,18 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         this.clusterName = args.clusterName;
         const n = agentNames(args.clusterName);
         // Nothing of the join is written before its gate allows it (a sync-mode change is refused first).
-        const onMember: pulumi.CustomResourceOptions = { parent: this, provider: args.memberProvider, deletedWith: args.memberLifecycle, ...gatedBy(args.gate) };
-        const onKarmada: pulumi.CustomResourceOptions = { parent: this, provider: args.karmada.provider, deletedWith: args.karmada.lifecycle, ...gatedBy(args.gate) };
+        const onMember: pulumi.CustomResourceOptions = {
+            parent: this,
+            provider: args.memberProvider,
+            deletedWith: args.memberLifecycle,
+            ...gatedBy(args.gate),
+        };
+        const onKarmada: pulumi.CustomResourceOptions = {
+            parent: this,
+            provider: args.karmada.provider,
+            deletedWith: args.karmada.lifecycle,
+            ...gatedBy(args.gate),
+        };
         const narrowAfter = args.narrowAfter;
         const afterCleanup: AfterCleanup = <T>(rules: T): pulumi.Input<T> =>
             narrowAfter === undefined ? rules : (pulumi.unsecret(pulumi.output(narrowAfter).apply(() => rules)) as pulumi.Output<T>);
@@ -127,7 +142,11 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
 
         // On the member: the agent's namespace, identity and rights.
         const ns = new k8s.core.v1.Namespace(`${name}-agent-ns`, { metadata: { name: AGENT_NAMESPACE, labels: KARMADA_SYSTEM_LABELS } }, onMember);
-        const sa = new k8s.core.v1.ServiceAccount(`${name}-agent-sa`, { metadata: { name: n.agent, namespace: ns.metadata.name, labels: KARMADA_SYSTEM_LABELS } }, onMember);
+        const sa = new k8s.core.v1.ServiceAccount(
+            `${name}-agent-sa`,
+            { metadata: { name: n.agent, namespace: ns.metadata.name, labels: KARMADA_SYSTEM_LABELS } },
+            onMember,
+        );
         const subject = { kind: "ServiceAccount", name: sa.metadata.name, namespace: ns.metadata.name };
         const clusterRules = pulumi.output(afterCleanup(args.access.clusterRules)).apply((rules) => [...(rules as PolicyRule[]), ...AGENT_SELF_MEMBER_RULES]);
         const binding = grantClusterRights(name, { roleName: n.memberClusterRole, rules: clusterRules, subject }, onMember);
@@ -140,7 +159,10 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         );
         const secret = new k8s.core.v1.Secret(
             `${name}-agent-kubeconfig`,
-            { metadata: { name: n.kubeconfigSecret, namespace: ns.metadata.name, labels: KARMADA_SYSTEM_LABELS }, stringData: { [AGENT_KUBECONFIG_KEY]: kubeconfig } },
+            {
+                metadata: { name: n.kubeconfigSecret, namespace: ns.metadata.name, labels: KARMADA_SYSTEM_LABELS },
+                stringData: { [AGENT_KUBECONFIG_KEY]: kubeconfig },
+            },
             onMember,
         );
         this.agent = this.deployment(name, args, sa, secret, kubeconfig, [...karmadaRights, ...this.access, ...(args.joinAfter ?? [])], onMember);
@@ -166,10 +188,18 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
         const n = agentNames(clusterName);
         const labels = KARMADA_SYSTEM_LABELS;
         const user = { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: n.user };
-        const role = new k8s.rbac.v1.ClusterRole(`${name}-karmada-role`, { metadata: { name: n.karmadaClusterRole, labels }, rules: agentKarmadaRules(clusterName) }, onKarmada);
+        const role = new k8s.rbac.v1.ClusterRole(
+            `${name}-karmada-role`,
+            { metadata: { name: n.karmadaClusterRole, labels }, rules: agentKarmadaRules(clusterName) },
+            onKarmada,
+        );
         const binding = new k8s.rbac.v1.ClusterRoleBinding(
             `${name}-karmada-binding`,
-            { metadata: { name: n.karmadaClusterRole, labels }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name }, subjects: [user] },
+            {
+                metadata: { name: n.karmadaClusterRole, labels },
+                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+                subjects: [user],
+            },
             onKarmada,
         );
         // Karmada makes the execution namespace when the Cluster appears, and deletes it with the
@@ -179,7 +209,11 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
             const r = new k8s.rbac.v1.Role(`${name}-${id}-role`, { metadata: { name: roleName, namespace, labels }, rules }, o);
             return new k8s.rbac.v1.RoleBinding(
                 `${name}-${id}-binding`,
-                { metadata: { name: roleName, namespace, labels }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: r.metadata.name }, subjects: [user] },
+                {
+                    metadata: { name: roleName, namespace, labels },
+                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: r.metadata.name },
+                    subjects: [user],
+                },
                 o,
             );
         };
@@ -200,9 +234,16 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
     ): k8s.apps.v1.Deployment {
         const n = agentNames(args.clusterName);
         const labels = { app: n.agent };
-        const command = pulumi
-            .all([args.apiEndpoint, args.region, args.zones])
-            .apply(([apiEndpoint, region, zones]) => agentArgs({ clusterName: args.clusterName, apiEndpoint, provider: args.provider, region, zones: zones as string[] | undefined, detection: args.detection }));
+        const command = pulumi.all([args.apiEndpoint, args.region, args.zones]).apply(([apiEndpoint, region, zones]) =>
+            agentArgs({
+                clusterName: args.clusterName,
+                apiEndpoint,
+                provider: args.provider,
+                region,
+                zones: zones as string[] | undefined,
+                detection: args.detection,
+            }),
+        );
         return new k8s.apps.v1.Deployment(
             `${name}-agent`,
             {
@@ -262,7 +303,9 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
 
     /** Changes when the agent is rolled out again, so that the registration waits for Ready again. */
     private agentRevision(kubeconfig: pulumi.Output<string>, agent: k8s.apps.v1.Deployment): pulumi.Output<string> {
-        return pulumi.unsecret(pulumi.all([kubeconfig, agent.spec.template.spec.containers]).apply(([kc, containers]) => sha256(JSON.stringify([kc, containers])).slice(0, 16)));
+        return pulumi.unsecret(
+            pulumi.all([kubeconfig, agent.spec.template.spec.containers]).apply(([kc, containers]) => sha256(JSON.stringify([kc, containers])).slice(0, 16)),
+        );
     }
 }
 

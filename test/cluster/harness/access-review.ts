@@ -32,9 +32,22 @@ export async function mayDo(client: KubeClient, who: AccessSubject, a: AccessQue
         ...who,
         ...(a.path
             ? { nonResourceAttributes: { verb: a.verb, path: a.path } }
-            : { resourceAttributes: { verb: a.verb, group: a.group ?? "", resource: a.resource, namespace: a.namespace, name: a.name, subresource: a.subresource } }),
+            : {
+                  resourceAttributes: {
+                      verb: a.verb,
+                      group: a.group ?? "",
+                      resource: a.resource,
+                      namespace: a.namespace,
+                      name: a.name,
+                      subresource: a.subresource,
+                  },
+              }),
     };
-    const res = await client.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
+    const res = await client.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec,
+    });
     if (res.status !== 201) throw new Error(`SubjectAccessReview: HTTP ${res.status} ${res.body.slice(0, 300)}`);
     return JSON.parse(res.body).status?.allowed === true;
 }

@@ -18,7 +18,13 @@ const AGENT_DEPLOYMENT = "karmada-agent";
 type Container = { name?: string; image?: string; command?: string[]; args?: string[]; volumeMounts?: { name: string; mountPath: string }[] };
 type Deployment = KubeObject & {
     metadata?: { generation?: number; resourceVersion?: string };
-    spec?: { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> }; spec?: { serviceAccountName?: string; containers?: Container[]; volumes?: { name: string; secret?: { secretName?: string } }[] } } };
+    spec?: {
+        replicas?: number;
+        template?: {
+            metadata?: { annotations?: Record<string, string> };
+            spec?: { serviceAccountName?: string; containers?: Container[]; volumes?: { name: string; secret?: { secretName?: string } }[] };
+        };
+    };
 };
 
 /** One member's agent as the player runs it. */
@@ -164,14 +170,26 @@ export class AgentPlayer {
         for (const mount of container.volumeMounts ?? []) {
             const secretName = pod.volumes?.find((v) => v.name === mount.name)?.secret?.secretName;
             if (!secretName) continue;
-            const secret = await member.client.get<KubeObject & { data?: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: AGENT_NAMESPACE, name: secretName }));
+            const secret = await member.client.get<KubeObject & { data?: Record<string, string> }>(
+                resourcePath("v1", "secrets", { namespace: AGENT_NAMESPACE, name: secretName }),
+            );
             const local = path.join(root, mount.name);
             fs.mkdirSync(local, { recursive: true });
-            for (const [key, value] of Object.entries(secret?.data ?? {})) fs.writeFileSync(path.join(local, key), Buffer.from(value, "base64"), { mode: 0o600 });
+            for (const [key, value] of Object.entries(secret?.data ?? {}))
+                fs.writeFileSync(path.join(local, key), Buffer.from(value, "base64"), { mode: 0o600 });
             rewrites.push([mount.mountPath.replace(/\/$/, ""), local]);
         }
         const kubeconfig = path.join(root, "in-cluster.kubeconfig");
-        fs.writeFileSync(kubeconfig, kubeconfigYaml({ name: member.name, server: member.server, caPem: member.caPem, token: await this.serviceAccountToken(member, pod.serviceAccountName ?? "default") }), { mode: 0o600 });
+        fs.writeFileSync(
+            kubeconfig,
+            kubeconfigYaml({
+                name: member.name,
+                server: member.server,
+                caPem: member.caPem,
+                token: await this.serviceAccountToken(member, pod.serviceAccountName ?? "default"),
+            }),
+            { mode: 0o600 },
+        );
         const args = [...(container.command?.slice(1) ?? []), ...(container.args ?? [])]
             .map((a) => rewrites.reduce((s, [from, to]) => s.split(from).join(to), a))
             // A pod has its own network namespace; here every agent shares 127.0.0.1.

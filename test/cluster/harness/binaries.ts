@@ -46,14 +46,16 @@ export function findNamedBinaries<N extends string>(names: readonly N[], groups:
     const found: Partial<Record<N, string>> = {};
     const missing: string[] = [];
     for (const name of names) {
-        const hit = dirs.map((d) => path.join(d, name)).find((f) => {
-            try {
-                fs.accessSync(f, fs.constants.X_OK);
-                return true;
-            } catch {
-                return false;
-            }
-        });
+        const hit = dirs
+            .map((d) => path.join(d, name))
+            .find((f) => {
+                try {
+                    fs.accessSync(f, fs.constants.X_OK);
+                    return true;
+                } catch {
+                    return false;
+                }
+            });
         if (hit) found[name] = hit;
         else missing.push(name);
     }

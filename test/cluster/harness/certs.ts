@@ -106,7 +106,25 @@ export class CertificateFactory {
             "subjectKeyIdentifier = hash",
         ]);
         await run(
-            ["req", "-x509", "-new", "-key", key, "-config", cnf, "-extensions", "ext", "-subj", subject(commonName), "-days", "3650", "-set_serial", serial(), "-out", cert],
+            [
+                "req",
+                "-x509",
+                "-new",
+                "-key",
+                key,
+                "-config",
+                cnf,
+                "-extensions",
+                "ext",
+                "-subj",
+                subject(commonName),
+                "-days",
+                "3650",
+                "-set_serial",
+                serial(),
+                "-out",
+                cert,
+            ],
             this.dir,
         );
         return { key, cert };
@@ -128,7 +146,26 @@ export class CertificateFactory {
         ]);
         await run(["req", "-new", "-key", key, "-config", cnf, "-subj", subject(spec.commonName, spec.organizations), "-out", csr], this.dir);
         await run(
-            ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-set_serial", serial(), "-days", "365", "-extfile", cnf, "-extensions", "ext", "-out", cert],
+            [
+                "x509",
+                "-req",
+                "-in",
+                csr,
+                "-CA",
+                ca.cert,
+                "-CAkey",
+                ca.key,
+                "-set_serial",
+                serial(),
+                "-days",
+                "365",
+                "-extfile",
+                cnf,
+                "-extensions",
+                "ext",
+                "-out",
+                cert,
+            ],
             this.dir,
         );
         fs.rmSync(csr);

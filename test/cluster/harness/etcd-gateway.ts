@@ -35,7 +35,10 @@ export function etcdSnapshot(to: EtcdEndpoint, file: string): Promise<void> {
             res.on("data", (d: Buffer) => (text += d.toString("utf8")));
             res.on("end", () => {
                 if (res.statusCode !== 200) return reject(new Error(`snapshot: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-                const chunks = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { result?: { blob?: string }; error?: unknown });
+                const chunks = text
+                    .split("\n")
+                    .filter(Boolean)
+                    .map((l) => JSON.parse(l) as { result?: { blob?: string }; error?: unknown });
                 const failed = chunks.find((c) => c.error);
                 if (failed) return reject(new Error(`snapshot: ${JSON.stringify(failed.error)}`));
                 fs.writeFileSync(file, Buffer.concat(chunks.map((c) => Buffer.from(c.result?.blob ?? "", "base64"))));

@@ -353,7 +353,9 @@ export class LoopbackFleet {
 
         // In parallel: namespaces + CRDs; the aggregated API server and the webhook.
         const [, { agg }] = await Promise.all([
-            this.step(`karmada: namespaces + ${crds.length} CRDs established`, () => applyNamespacesAndCrds(kube, s, crds, this.opts.karmadaClusterNamespace ?? true)),
+            this.step(`karmada: namespaces + ${crds.length} CRDs established`, () =>
+                applyNamespacesAndCrds(kube, s, crds, this.opts.karmadaClusterNamespace ?? true),
+            ),
             this.step("karmada: aggregated-apiserver + webhook ready", async () => {
                 const servers = startExtensionServers(kube, p, kp, etcdUrl, ports);
                 this.karmadaProcs.push(servers.agg, servers.webhook);

@@ -103,8 +103,11 @@ export class IkoPlayer {
 
     private async write(member: ApiServer, iris: Iris, report: IkoReport): Promise<void> {
         // The member's CRD has no status subresource (IKO's has none), so status is patched on the object.
-        await member.client.mergePatch(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }), {
-            status: { phase: report.phase, conditions: report.condition ? [report.condition] : null },
-        });
+        await member.client.mergePatch(
+            resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: iris.metadata!.namespace as string, name: iris.metadata!.name as string }),
+            {
+                status: { phase: report.phase, conditions: report.condition ? [report.condition] : null },
+            },
+        );
     }
 }

@@ -60,7 +60,11 @@ async function applyMemberIdentity(m: KubeClient, n: ReturnType<typeof joinNames
     const labels = KARMADA_SYSTEM_LABELS;
     await m.apply(resourcePath("v1", "namespaces", { name: ns }), { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels } });
     for (const sa of [n.impersonator, n.serviceAccount]) {
-        await m.apply(resourcePath("v1", "serviceaccounts", { namespace: ns, name: sa }), { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: sa, namespace: ns, labels } });
+        await m.apply(resourcePath("v1", "serviceaccounts", { namespace: ns, name: sa }), {
+            apiVersion: "v1",
+            kind: "ServiceAccount",
+            metadata: { name: sa, namespace: ns, labels },
+        });
     }
     await m.apply(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: n.clusterRole }), {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -105,7 +109,13 @@ export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
         [n.impersonatorSecret, { token: impersonatorToken.data!.token }],
     ];
     for (const [name, data] of secrets) {
-        await k.apply(resourcePath("v1", "secrets", { namespace: ns, name }), { apiVersion: "v1", kind: "Secret", type: "Opaque", metadata: { name, namespace: ns, labels }, data });
+        await k.apply(resourcePath("v1", "secrets", { namespace: ns, name }), {
+            apiVersion: "v1",
+            kind: "Secret",
+            type: "Opaque",
+            metadata: { name, namespace: ns, labels },
+            data,
+        });
     }
     const cluster = await k.create<KarmadaClusterObject>(resourcePath(CLUSTER_API_VERSION, "clusters"), {
         apiVersion: CLUSTER_API_VERSION,
@@ -120,7 +130,14 @@ export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
         },
     });
     // Owner references let Karmada's garbage collector remove the Secrets with the Cluster.
-    const owner = { apiVersion: CLUSTER_API_VERSION, kind: "Cluster", name: o.clusterName, uid: cluster.metadata!.uid, controller: true, blockOwnerDeletion: true };
+    const owner = {
+        apiVersion: CLUSTER_API_VERSION,
+        kind: "Cluster",
+        name: o.clusterName,
+        uid: cluster.metadata!.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+    };
     for (const [name] of secrets) {
         await k.mergePatch(resourcePath("v1", "secrets", { namespace: ns, name }), { metadata: { ownerReferences: [owner] } });
     }

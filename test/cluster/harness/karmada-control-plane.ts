@@ -2,14 +2,7 @@
 // the extension servers (aggregated apiserver + webhook), routing cluster.karmada.io and admission to
 // them, and the controllers; each step starts its processes (returned at once) or waits for them.
 import * as path from "path";
-import {
-    aggregatedApiObjects,
-    CLUSTER_API_SERVICE,
-    CrdObject,
-    KARMADA_SYSTEM_NAMESPACE,
-    systemNamespaces,
-    webhookConfigurations,
-} from "./karmada-objects";
+import { aggregatedApiObjects, CLUSTER_API_SERVICE, CrdObject, KARMADA_SYSTEM_NAMESPACE, systemNamespaces, webhookConfigurations } from "./karmada-objects";
 import { KubeClient, KubeObject, resourcePath } from "./kube-client";
 import { ApiServer, KubeProcesses } from "./kube-processes";
 import { adminTls, ClusterPlan, ExtensionPorts, KarmadaPki } from "./plan";
@@ -19,7 +12,13 @@ import { ManagedProcess } from "./processes";
 import { waitFor } from "./wait";
 import { DEFAULTS, KAMINO_FEATURE_GATES } from "../../../components/config";
 import { detectionFlags } from "../../../components/karmada/failover/detection";
-import { commandArgs, FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES, FAILOVER_WEBHOOK_ARGS, featureGatesArg } from "../../../components/karmada/failover/failover";
+import {
+    commandArgs,
+    FAILOVER_CONTROLLER_ARGS,
+    FAILOVER_FEATURE_GATES,
+    FAILOVER_WEBHOOK_ARGS,
+    featureGatesArg,
+} from "../../../components/karmada/failover/failover";
 
 /** As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection. */
 export const KARMADA_APISERVER_ARGS = ["--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount"];
@@ -56,7 +55,9 @@ export async function applyNamespacesAndCrds(kube: KubeProcesses, s: ApiServer, 
         async () => {
             const pending: string[] = [];
             for (const crd of crds) {
-                const live = await c.get<KubeObject & Conditions>(resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: crd.metadata.name }));
+                const live = await c.get<KubeObject & Conditions>(
+                    resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: crd.metadata.name }),
+                );
                 if (!live?.status?.conditions?.some((x) => x.type === "Established" && x.status === "True")) pending.push(crd.metadata.name);
             }
             if (pending.length) throw new Error(`not Established: ${pending.join(", ")}`);
@@ -115,7 +116,13 @@ export function startExtensionServers(kube: KubeProcesses, p: ClusterPlan, kp: K
     return { agg, webhook };
 }
 
-export async function waitForExtensionServers(kube: KubeProcesses, p: ClusterPlan, s: ApiServer, ports: ExtensionPorts, { agg, webhook }: ExtensionServers): Promise<void> {
+export async function waitForExtensionServers(
+    kube: KubeProcesses,
+    p: ClusterPlan,
+    s: ApiServer,
+    ports: ExtensionPorts,
+    { agg, webhook }: ExtensionServers,
+): Promise<void> {
     const tls = adminTls(p, s.caPem);
     await Promise.all([
         waitFor("karmada-aggregated-apiserver /readyz", () => probe(`https://${LOOPBACK}:${ports.agg}/readyz`, tls).then(() => true), {
@@ -139,7 +146,10 @@ export async function routeToExtensionServers(kube: KubeProcesses, s: ApiServer,
     await c.apply(resourcePath("apiregistration.k8s.io/v1", "apiservices", { name: CLUSTER_API_SERVICE }), apiService);
     const hooks = webhookConfigurations(ports.webhook, s.caPem);
     await c.apply(resourcePath("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", { name: hooks.mutating.metadata!.name }), hooks.mutating);
-    await c.apply(resourcePath("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", { name: hooks.validating.metadata!.name }), hooks.validating);
+    await c.apply(
+        resourcePath("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", { name: hooks.validating.metadata!.name }),
+        hooks.validating,
+    );
     await waitFor(
         `APIService ${CLUSTER_API_SERVICE} Available`,
         async () => {
@@ -194,12 +204,24 @@ export function startControllers(kube: KubeProcesses, p: ClusterPlan, s: ApiServ
     const sched = kube.supervisor.start({
         name: "karmada-scheduler",
         command: kube.bins["karmada-scheduler"],
-        args: [`--kubeconfig=${p.kubeconfig}`, "--leader-elect=false", "--metrics-bind-address=0", `--health-probe-bind-address=${LOOPBACK}:${ports.schedHealth}`, `--v=${kube.verbosity}`],
+        args: [
+            `--kubeconfig=${p.kubeconfig}`,
+            "--leader-elect=false",
+            "--metrics-bind-address=0",
+            `--health-probe-bind-address=${LOOPBACK}:${ports.schedHealth}`,
+            `--v=${kube.verbosity}`,
+        ],
     });
     return { cm, sched };
 }
 
-export async function waitForControllers(kube: KubeProcesses, p: ClusterPlan, s: ApiServer, ports: ExtensionPorts, { cm, sched }: KarmadaControllers): Promise<void> {
+export async function waitForControllers(
+    kube: KubeProcesses,
+    p: ClusterPlan,
+    s: ApiServer,
+    ports: ExtensionPorts,
+    { cm, sched }: KarmadaControllers,
+): Promise<void> {
     await Promise.all([
         waitFor("karmada-controller-manager /healthz", () => probe(`http://${LOOPBACK}:${ports.kcmHealth}/healthz`).then(() => true), {
             timeoutMs: kube.ms(120),
@@ -220,7 +242,11 @@ export async function waitForControllers(kube: KubeProcesses, p: ClusterPlan, s:
  * where Karmada's chart runs it (see LoopbackFleet.recordControllerManager).
  */
 export async function recordControllerManager(c: KubeClient, command: readonly string[]): Promise<void> {
-    await c.apply(resourcePath("v1", "namespaces", { name: KARMADA_SYSTEM_NAMESPACE }), { apiVersion: "v1", kind: "Namespace", metadata: { name: KARMADA_SYSTEM_NAMESPACE } });
+    await c.apply(resourcePath("v1", "namespaces", { name: KARMADA_SYSTEM_NAMESPACE }), {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: KARMADA_SYSTEM_NAMESPACE },
+    });
     const labels = { app: "karmada-controller-manager" };
     await c.apply(resourcePath("apps/v1", "deployments", { namespace: KARMADA_SYSTEM_NAMESPACE, name: "karmada-controller-manager" }), {
         apiVersion: "apps/v1",
@@ -231,7 +257,15 @@ export async function recordControllerManager(c: KubeClient, command: readonly s
             selector: { matchLabels: labels },
             template: {
                 metadata: { labels },
-                spec: { containers: [{ name: "karmada-controller-manager", image: "karmada/karmada-controller-manager:v1.18.2", command: ["/bin/karmada-controller-manager", ...command] }] },
+                spec: {
+                    containers: [
+                        {
+                            name: "karmada-controller-manager",
+                            image: "karmada/karmada-controller-manager:v1.18.2",
+                            command: ["/bin/karmada-controller-manager", ...command],
+                        },
+                    ],
+                },
             },
         },
     } as KubeObject);

@@ -27,7 +27,10 @@ export interface CrdObject extends KubeObject {
 export function loadCrds(dir: string): CrdObject[] {
     if (!fs.existsSync(dir)) throw new Error(`Karmada CRD directory ${dir} does not exist`);
     const crds: CrdObject[] = [];
-    for (const f of fs.readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
+    for (const f of fs
+        .readdirSync(dir)
+        .filter((n) => /\.ya?ml$/.test(n))
+        .sort()) {
         for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))) {
             const obj = doc.toJS() as KubeObject | null;
             if (!obj) continue;
@@ -100,22 +103,92 @@ const AUTOSCALING = "autoscaling.karmada.io";
 const CONFIG = "config.karmada.io";
 
 const MUTATING: WebhookRule[] = [
-    { name: "propagationpolicy.karmada.io", path: "/mutate-propagationpolicy", group: POLICY, resources: ["propagationpolicies"], scope: "Namespaced", operations: CU },
-    { name: "clusterpropagationpolicy.karmada.io", path: "/mutate-clusterpropagationpolicy", group: POLICY, resources: ["clusterpropagationpolicies"], scope: "Cluster", operations: CU },
+    {
+        name: "propagationpolicy.karmada.io",
+        path: "/mutate-propagationpolicy",
+        group: POLICY,
+        resources: ["propagationpolicies"],
+        scope: "Namespaced",
+        operations: CU,
+    },
+    {
+        name: "clusterpropagationpolicy.karmada.io",
+        path: "/mutate-clusterpropagationpolicy",
+        group: POLICY,
+        resources: ["clusterpropagationpolicies"],
+        scope: "Cluster",
+        operations: CU,
+    },
     { name: "overridepolicy.karmada.io", path: "/mutate-overridepolicy", group: POLICY, resources: ["overridepolicies"], scope: "Namespaced", operations: CU },
-    { name: "resourcebinding.karmada.io", path: "/mutate-resourcebinding", group: WORK, resources: ["resourcebindings"], scope: "Namespaced", operations: ["CREATE"] },
-    { name: "clusterresourcebinding.karmada.io", path: "/mutate-clusterresourcebinding", group: WORK, resources: ["clusterresourcebindings"], scope: "Cluster", operations: ["CREATE"] },
+    {
+        name: "resourcebinding.karmada.io",
+        path: "/mutate-resourcebinding",
+        group: WORK,
+        resources: ["resourcebindings"],
+        scope: "Namespaced",
+        operations: ["CREATE"],
+    },
+    {
+        name: "clusterresourcebinding.karmada.io",
+        path: "/mutate-clusterresourcebinding",
+        group: WORK,
+        resources: ["clusterresourcebindings"],
+        scope: "Cluster",
+        operations: ["CREATE"],
+    },
     { name: "work.karmada.io", path: "/mutate-work", group: WORK, resources: ["works"], scope: "Namespaced", operations: CU },
     { name: "autoscaling.karmada.io", path: "/mutate-federatedhpa", group: AUTOSCALING, resources: ["federatedhpas"], scope: "Namespaced", operations: CU },
-    { name: "multiclusterservice.karmada.io", path: "/mutate-multiclusterservice", group: NETWORKING, resources: ["multiclusterservices"], scope: "Namespaced", operations: CU },
+    {
+        name: "multiclusterservice.karmada.io",
+        path: "/mutate-multiclusterservice",
+        group: NETWORKING,
+        resources: ["multiclusterservices"],
+        scope: "Namespaced",
+        operations: CU,
+    },
 ];
 
 const VALIDATING: WebhookRule[] = [
-    { name: "propagationpolicy.karmada.io", path: "/validate-propagationpolicy", group: POLICY, resources: ["propagationpolicies"], scope: "Namespaced", operations: CU },
-    { name: "clusterpropagationpolicy.karmada.io", path: "/validate-clusterpropagationpolicy", group: POLICY, resources: ["clusterpropagationpolicies"], scope: "Cluster", operations: CU },
-    { name: "overridepolicy.karmada.io", path: "/validate-overridepolicy", group: POLICY, resources: ["overridepolicies"], scope: "Namespaced", operations: CU },
-    { name: "clusteroverridepolicy.karmada.io", path: "/validate-clusteroverridepolicy", group: POLICY, resources: ["clusteroverridepolicies"], scope: "Cluster", operations: CU },
-    { name: "config.karmada.io", path: "/validate-resourceinterpreterwebhookconfiguration", group: CONFIG, resources: ["resourceinterpreterwebhookconfigurations"], scope: "Cluster", operations: CU },
+    {
+        name: "propagationpolicy.karmada.io",
+        path: "/validate-propagationpolicy",
+        group: POLICY,
+        resources: ["propagationpolicies"],
+        scope: "Namespaced",
+        operations: CU,
+    },
+    {
+        name: "clusterpropagationpolicy.karmada.io",
+        path: "/validate-clusterpropagationpolicy",
+        group: POLICY,
+        resources: ["clusterpropagationpolicies"],
+        scope: "Cluster",
+        operations: CU,
+    },
+    {
+        name: "overridepolicy.karmada.io",
+        path: "/validate-overridepolicy",
+        group: POLICY,
+        resources: ["overridepolicies"],
+        scope: "Namespaced",
+        operations: CU,
+    },
+    {
+        name: "clusteroverridepolicy.karmada.io",
+        path: "/validate-clusteroverridepolicy",
+        group: POLICY,
+        resources: ["clusteroverridepolicies"],
+        scope: "Cluster",
+        operations: CU,
+    },
+    {
+        name: "config.karmada.io",
+        path: "/validate-resourceinterpreterwebhookconfiguration",
+        group: CONFIG,
+        resources: ["resourceinterpreterwebhookconfigurations"],
+        scope: "Cluster",
+        operations: CU,
+    },
     {
         name: "resourceinterpretercustomization.karmada.io",
         path: "/validate-resourceinterpretercustomization",
@@ -125,11 +198,39 @@ const VALIDATING: WebhookRule[] = [
         operations: CU,
         timeoutSeconds: 10,
     },
-    { name: "federatedresourcequota.karmada.io", path: "/validate-federatedresourcequota", group: POLICY, resources: ["federatedresourcequotas"], scope: "Namespaced", operations: CU },
-    { name: "multiclusteringress.karmada.io", path: "/validate-multiclusteringress", group: NETWORKING, resources: ["multiclusteringresses"], scope: "Namespaced", operations: CU },
+    {
+        name: "federatedresourcequota.karmada.io",
+        path: "/validate-federatedresourcequota",
+        group: POLICY,
+        resources: ["federatedresourcequotas"],
+        scope: "Namespaced",
+        operations: CU,
+    },
+    {
+        name: "multiclusteringress.karmada.io",
+        path: "/validate-multiclusteringress",
+        group: NETWORKING,
+        resources: ["multiclusteringresses"],
+        scope: "Namespaced",
+        operations: CU,
+    },
     { name: "federatedhpa.karmada.io", path: "/validate-federatedhpa", group: AUTOSCALING, resources: ["federatedhpas"], scope: "Namespaced", operations: CU },
-    { name: "cronfederatedhpa.karmada.io", path: "/validate-cronfederatedhpa", group: AUTOSCALING, resources: ["cronfederatedhpas"], scope: "Namespaced", operations: CU },
-    { name: "multiclusterservice.karmada.io", path: "/validate-multiclusterservice", group: NETWORKING, resources: ["multiclusterservices"], scope: "Namespaced", operations: CU },
+    {
+        name: "cronfederatedhpa.karmada.io",
+        path: "/validate-cronfederatedhpa",
+        group: AUTOSCALING,
+        resources: ["cronfederatedhpas"],
+        scope: "Namespaced",
+        operations: CU,
+    },
+    {
+        name: "multiclusterservice.karmada.io",
+        path: "/validate-multiclusterservice",
+        group: NETWORKING,
+        resources: ["multiclusterservices"],
+        scope: "Namespaced",
+        operations: CU,
+    },
     {
         name: "resourcedeletionprotection.karmada.io",
         path: "/validate-resourcedeletionprotection",
@@ -139,8 +240,23 @@ const VALIDATING: WebhookRule[] = [
         operations: ["DELETE"],
         objectSelector: { matchExpressions: [{ key: "resourcetemplate.karmada.io/deletion-protected", operator: "Exists" }] },
     },
-    { name: "resourcebinding.karmada.io", path: "/validate-resourcebinding", group: WORK, resources: ["resourcebindings"], scope: "Namespaced", operations: CU, sideEffects: "NoneOnDryRun" },
-    { name: "clustertaintpolicy.karmada.io", path: "/validate-clustertaintpolicy", group: POLICY, resources: ["clustertaintpolicies"], scope: "Cluster", operations: CU },
+    {
+        name: "resourcebinding.karmada.io",
+        path: "/validate-resourcebinding",
+        group: WORK,
+        resources: ["resourcebindings"],
+        scope: "Namespaced",
+        operations: CU,
+        sideEffects: "NoneOnDryRun",
+    },
+    {
+        name: "clustertaintpolicy.karmada.io",
+        path: "/validate-clustertaintpolicy",
+        group: POLICY,
+        resources: ["clustertaintpolicies"],
+        scope: "Cluster",
+        operations: CU,
+    },
 ];
 
 /** Every path the configurations below send requests to. */

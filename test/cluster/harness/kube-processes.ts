@@ -138,7 +138,14 @@ export class KubeProcesses {
             async () => {
                 const res = await s.client.request("GET", "/readyz");
                 if (res.status === 200) return true;
-                throw new Error(`HTTP ${res.status}: ${res.body.split("\n").filter((l) => l.startsWith("[-]")).join(" ") || res.body.slice(0, 200)}`);
+                throw new Error(
+                    `HTTP ${res.status}: ${
+                        res.body
+                            .split("\n")
+                            .filter((l) => l.startsWith("[-]"))
+                            .join(" ") || res.body.slice(0, 200)
+                    }`,
+                );
             },
             { timeoutMs: this.ms(180), intervalMs: 500, watch: [s.apiserver] },
         );

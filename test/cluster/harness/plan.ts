@@ -70,7 +70,10 @@ export async function planClusters(root: string, hostName: string, memberNames: 
 export async function planCluster(root: string, name: string, role: ClusterRole, ports: PortAllocator, servingIps: string[] = []): Promise<ClusterPlan> {
     const dir = path.join(root, name);
     const certs = new CertificateFactory(path.join(dir, "pki"));
-    const [ca, frontProxyCa] = await Promise.all([certs.ca("ca", `kamino-harness-${name}-ca`), certs.ca("front-proxy-ca", `kamino-harness-${name}-front-proxy-ca`)]);
+    const [ca, frontProxyCa] = await Promise.all([
+        certs.ca("ca", `kamino-harness-${name}-ca`),
+        certs.ca("front-proxy-ca", `kamino-harness-${name}-front-proxy-ca`),
+    ]);
     const [serving, admin, sa, frontProxyClient] = await Promise.all([
         certs.leaf("apiserver", ca, {
             commonName: `kamino-harness-${name}-apiserver`,
@@ -92,7 +95,16 @@ export async function planCluster(root: string, name: string, role: ClusterRole,
         certPem: read(admin.cert),
         keyPem: read(admin.key),
     });
-    return { name, role, dir, pki: { dir: path.join(dir, "pki"), ca, serving, admin, sa, frontProxyCa, frontProxyClient }, port, kcmPort, kubeconfig, etcdPrefix: `/kamino/${name}` };
+    return {
+        name,
+        role,
+        dir,
+        pki: { dir: path.join(dir, "pki"), ca, serving, admin, sa, frontProxyCa, frontProxyClient },
+        port,
+        kcmPort,
+        kubeconfig,
+        etcdPrefix: `/kamino/${name}`,
+    };
 }
 
 /** Serving certificates of karmada-aggregated-apiserver and karmada-webhook, in the Karmada API's pki dir. */

@@ -65,7 +65,12 @@ export function tailFile(file: string, lines = 30, maxBytes = 64 * 1024): string
         const len = Math.min(size, maxBytes);
         const buf = Buffer.alloc(len);
         fs.readSync(fd, buf, 0, len, size - len);
-        return buf.toString("utf8").split("\n").slice(-lines - 1).join("\n").trimEnd();
+        return buf
+            .toString("utf8")
+            .split("\n")
+            .slice(-lines - 1)
+            .join("\n")
+            .trimEnd();
     } catch {
         return "";
     } finally {

@@ -16,9 +16,7 @@ export class WaitError extends Error {}
 
 /** Log tails of the watched processes, as one block for an error message. */
 export function logTails(procs: ManagedProcess[], lines = 25): string {
-    return procs
-        .map((p) => `--- ${p.describe()}; last lines of ${p.logPath}:\n${p.tail(lines) || "(empty log)"}`)
-        .join("\n");
+    return procs.map((p) => `--- ${p.describe()}; last lines of ${p.logPath}:\n${p.tail(lines) || "(empty log)"}`).join("\n");
 }
 
 /**
@@ -43,7 +41,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
         }
         const elapsed = Date.now() - start;
         if (elapsed >= opts.timeoutMs) {
-            throw new WaitError(`timed out after ${(elapsed / 1000).toFixed(1)}s waiting for ${what} (last check: ${last})${watch.length ? "\n" + logTails(watch) : ""}`);
+            throw new WaitError(
+                `timed out after ${(elapsed / 1000).toFixed(1)}s waiting for ${what} (last check: ${last})${watch.length ? "\n" + logTails(watch) : ""}`,
+            );
         }
         await new Promise((r) => setTimeout(r, Math.min(opts.intervalMs ?? 250, Math.max(0, opts.timeoutMs - elapsed))));
     }

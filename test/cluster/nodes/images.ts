@@ -15,7 +15,26 @@ export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.14.7";
  */
 export const SHELL_IMAGE = "kamino.invalid/test-shell:1";
 /** Busybox applets the shell image links. */
-const BUSYBOX_APPLETS = ["sh", "cat", "echo", "env", "ls", "nc", "nslookup", "sleep", "test", "wget", "grep", "true", "false", "hostname", "date", "httpd", "mkdir", "ps"];
+const BUSYBOX_APPLETS = [
+    "sh",
+    "cat",
+    "echo",
+    "env",
+    "ls",
+    "nc",
+    "nslookup",
+    "sleep",
+    "test",
+    "wget",
+    "grep",
+    "true",
+    "false",
+    "hostname",
+    "date",
+    "httpd",
+    "mkdir",
+    "ps",
+];
 
 /** Where each binary an image holds is. */
 export interface ImageBinaries {

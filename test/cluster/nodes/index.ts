@@ -18,12 +18,35 @@ import { CNI_BIN_DIR, RUNC } from "./node-config";
 import { nextNetworkIndex, NodeNetwork } from "./node-network";
 import { RealClusterBinaries, RealNodeCluster, RealNodeClusterOptions } from "./real-node-cluster";
 
-export { RealNodeCluster, LOCAL_STORAGE_CLASS, DNS_SERVICE_IP, SERVICE_CIDR, objectPath, criticalPodsQuota, CRITICAL_PRIORITY_CLASSES } from "./real-node-cluster";
+export {
+    RealNodeCluster,
+    LOCAL_STORAGE_CLASS,
+    DNS_SERVICE_IP,
+    SERVICE_CIDR,
+    objectPath,
+    criticalPodsQuota,
+    CRITICAL_PRIORITY_CLASSES,
+} from "./real-node-cluster";
 export type { RealNodeSpec } from "./real-node-cluster";
 export { SHELL_IMAGE, COREDNS_IMAGE } from "./images";
 export { NodeNetwork } from "./node-network";
 
-const NODE_BINARIES = ["etcd", "etcdctl", "etcdutl", "kube-apiserver", "kube-controller-manager", "karmada-agent", "containerd", "ctr", "containerd-shim-runc-v2", "kubelet", "kube-proxy", "kube-scheduler", "coredns", "pause"] as const;
+const NODE_BINARIES = [
+    "etcd",
+    "etcdctl",
+    "etcdutl",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "karmada-agent",
+    "containerd",
+    "ctr",
+    "containerd-shim-runc-v2",
+    "kubelet",
+    "kube-proxy",
+    "kube-scheduler",
+    "coredns",
+    "pause",
+] as const;
 
 /** True for a statically linked program (ldd says "not a dynamic executable" and fails). */
 function isStatic(file: string): boolean {
@@ -83,7 +106,14 @@ export class RealNodes {
 
     /** Starts a cluster on the network and waits until its nodes, DNS and storage are ready. */
     async cluster(opts: Omit<RealNodeClusterOptions, "network" | "root" | "bins" | "images" | "ports">): Promise<RealNodeCluster> {
-        const c = new RealNodeCluster({ ...opts, network: this.network, root: path.join(this.root, opts.name), bins: this.bins, images: this.images, ports: this.ports });
+        const c = new RealNodeCluster({
+            ...opts,
+            network: this.network,
+            root: path.join(this.root, opts.name),
+            bins: this.bins,
+            images: this.images,
+            ports: this.ports,
+        });
         this.clusters.push(c);
         await c.start();
         return c;

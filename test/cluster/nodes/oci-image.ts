@@ -53,7 +53,7 @@ function writeRootfs(rootfs: string, files: ImageFile[]): void {
         const dest = path.join(rootfs, f.target);
         fs.mkdirSync(path.dirname(dest), { recursive: true });
         if (f.symlink !== undefined) fs.symlinkSync(f.symlink, dest);
-        else if (f.source !== undefined) fs.copyFileSync(f.source, dest), fs.chmodSync(dest, fs.statSync(f.source).mode & 0o7777);
+        else if (f.source !== undefined) (fs.copyFileSync(f.source, dest), fs.chmodSync(dest, fs.statSync(f.source).mode & 0o7777));
         else fs.writeFileSync(dest, f.contents ?? "", { mode: f.mode ?? 0o644 });
     }
     // What every container runtime expects to be able to mount over.

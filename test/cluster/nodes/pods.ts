@@ -22,7 +22,12 @@ export async function waitForPodPhase(client: KubeClient, namespace: string, nam
         async () => {
             const pod = await getPod(client, namespace, name);
             if (pod && phases.includes(pod.status?.phase ?? "")) return pod;
-            throw new Error(`phase ${pod?.status?.phase ?? "(no pod)"}: ${JSON.stringify(pod?.status?.containerStatuses ?? pod?.status?.initContainerStatuses ?? [])}`.slice(0, 400));
+            throw new Error(
+                `phase ${pod?.status?.phase ?? "(no pod)"}: ${JSON.stringify(pod?.status?.containerStatuses ?? pod?.status?.initContainerStatuses ?? [])}`.slice(
+                    0,
+                    400,
+                ),
+            );
         },
         { timeoutMs, intervalMs: 500 },
     );

@@ -110,7 +110,11 @@ export class RealNodeCluster {
             ...(this.opts.apiserverArgs ?? []),
         ]);
         await this.kube.waitForReadyz(this.api);
-        this.kube.startControllerManager(this.plan, this.api, "*", ["--cluster-cidr=10.244.0.0/16", `--service-cluster-ip-range=${SERVICE_CIDR}`, "--node-monitor-grace-period=20s"]);
+        this.kube.startControllerManager(this.plan, this.api, "*", [
+            "--cluster-cidr=10.244.0.0/16",
+            `--service-cluster-ip-range=${SERVICE_CIDR}`,
+            "--node-monitor-grace-period=20s",
+        ]);
         this.supervisor.start({
             name: `${this.plan.name}-kube-scheduler`,
             command: this.opts.bins["kube-scheduler"],
@@ -161,7 +165,9 @@ export class RealNodeCluster {
         await waitFor(
             `${this.opts.name}: ${this.nodes.length} node(s) Ready`,
             async () => {
-                const list = (await this.client.get(resourcePath("v1", "nodes"))) as unknown as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] };
+                const list = (await this.client.get(resourcePath("v1", "nodes"))) as unknown as {
+                    items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+                };
                 const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
                 return ready.length === this.nodes.length ? true : undefined;
             },
@@ -201,7 +207,9 @@ export class RealNodeCluster {
                         persistentVolumeReclaimPolicy: "Retain",
                         storageClassName: LOCAL_STORAGE_CLASS,
                         local: { path: dir },
-                        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node.name] }] }] } },
+                        nodeAffinity: {
+                            required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node.name] }] }] },
+                        },
                     },
                 } as KubeObject);
             }
@@ -214,7 +222,8 @@ export class RealNodeCluster {
         await waitFor(
             `${this.opts.name}: Deployment ${namespace}/${name} available`,
             async () => {
-                const d = (await this.client.get(resourcePath("apps/v1", "deployments", { namespace, name }))) as { spec?: { replicas?: number }; status?: { availableReplicas?: number } } | undefined;
+                const d = (await this.client.get(resourcePath("apps/v1", "deployments", { namespace, name }))) as
+                    { spec?: { replicas?: number }; status?: { availableReplicas?: number } } | undefined;
                 return d && (d.status?.availableReplicas ?? 0) >= (d.spec?.replicas ?? 1) ? true : undefined;
             },
             { timeoutMs: this.kube.ms(timeoutSeconds), intervalMs: 500, watch: this.supervisor.processes.slice() },
@@ -224,7 +233,10 @@ export class RealNodeCluster {
     /** Stops every process, newest first (kubelets and runtimes before the API server). Never throws. */
     async stop(): Promise<void> {
         this.api?.client.close();
-        await this.supervisor.stopAll([this.nodes.flatMap((n) => n.processes.filter((p) => !p.name.endsWith("-containerd"))), this.nodes.flatMap((n) => n.processes)], 5_000);
+        await this.supervisor.stopAll(
+            [this.nodes.flatMap((n) => n.processes.filter((p) => !p.name.endsWith("-containerd"))), this.nodes.flatMap((n) => n.processes)],
+            5_000,
+        );
     }
 }
 
@@ -256,7 +268,10 @@ export function criticalPodsQuota(namespace: string, name: string): KubeObject {
         apiVersion: "v1",
         kind: "ResourceQuota",
         metadata: { name, namespace },
-        spec: { hard: { pods: "1000000000" }, scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: CRITICAL_PRIORITY_CLASSES }] } },
+        spec: {
+            hard: { pods: "1000000000" },
+            scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: CRITICAL_PRIORITY_CLASSES }] },
+        },
     } as KubeObject;
 }
 
@@ -268,5 +283,8 @@ export function objectPath(o: KubeObject): string {
     const kind = o.kind ?? "";
     const lower = kind.toLowerCase();
     const plural = /(s|x|ch|sh)$/.test(lower) ? `${lower}es` : /[^aeiou]y$/.test(lower) ? `${lower.slice(0, -1)}ies` : `${lower}s`;
-    return resourcePath(o.apiVersion ?? "v1", plural, { namespace: CLUSTER_SCOPED.has(kind) ? undefined : (o.metadata?.namespace ?? "default"), name: o.metadata?.name });
+    return resourcePath(o.apiVersion ?? "v1", plural, {
+        namespace: CLUSTER_SCOPED.has(kind) ? undefined : (o.metadata?.namespace ?? "default"),
+        name: o.metadata?.name,
+    });
 }

@@ -63,7 +63,8 @@ export class RealNode {
     async prepare(cluster: NodeClusterAccess): Promise<void> {
         const l = this.layout;
         const p = this.paths;
-        for (const d of [p.containerdRoot, p.containerdState, p.cniConfDir, p.cniDataDir, p.kubeletRoot, p.podLogs, p.volumes]) fs.mkdirSync(d, { recursive: true });
+        for (const d of [p.containerdRoot, p.containerdState, p.cniConfDir, p.cniDataDir, p.kubeletRoot, p.podLogs, p.volumes])
+            fs.mkdirSync(d, { recursive: true });
         fs.writeFileSync(p.containerdConfig, containerdConfig(l));
         fs.writeFileSync(path.join(p.cniConfDir, "10-kamino.conflist"), cniConfig(l));
         // Pods' resolv.conf gets the cluster DNS from the kubelet; this is only the node's own (no upstream here).
@@ -91,7 +92,10 @@ export class RealNode {
 
     /** `ctr` against this node's containerd, in the CRI's namespace. */
     ctr(args: string[]): string {
-        return execFileSync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+        return execFileSync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", ...args], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "pipe"],
+        });
     }
 
     /** Imports image archives (images.ts) under the names they carry. */

@@ -47,6 +47,10 @@ export class SuiteReport {
     /** The table, if anything was recorded: `suite on the loopback fleet:` and one indented row per measurement. */
     print(): void {
         if (Object.keys(this.rows).length === 0) return;
-        console.log(`${this.suite} on the loopback fleet:\n${Object.entries(this.rows).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
+        console.log(
+            `${this.suite} on the loopback fleet:\n${Object.entries(this.rows)
+                .map(([k, v]) => `  ${k}: ${v}`)
+                .join("\n")}`,
+        );
     }
 }

@@ -120,7 +120,10 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
 /** An API server a failing suite left stopped (e.g. mid-outage) is started again. */
 async function restartStoppedApiServers(fleet: LoopbackFleet, report: SuiteReport): Promise<void> {
     for (const s of servers(fleet)) {
-        const answers = await s.client.request("GET", "/readyz").then((r) => r.status === 200, () => false);
+        const answers = await s.client.request("GET", "/readyz").then(
+            (r) => r.status === 200,
+            () => false,
+        );
         if (!answers) {
             report.note(`${s.name}'s API server was left stopped: starting it again`);
             await fleet.startApiServer(s.name);

@@ -94,7 +94,9 @@ class Watcher {
         const now = Date.now() - this.start;
         for (const m of MEMBERS) {
             for (const [what, p] of Object.entries(WATCHED)) {
-                const o = await member(m).get<Obj>(p).catch(() => undefined);
+                const o = await member(m)
+                    .get<Obj>(p)
+                    .catch(() => undefined);
                 if (o && this.firstSeen[`${m}/${what}`] === undefined) this.firstSeen[`${m}/${what}`] = now;
                 if (what === "iris" && o?.status?.phase === "Running" && this.firstSeen[`${m}/running`] === undefined) this.firstSeen[`${m}/running`] = now;
             }
@@ -128,7 +130,13 @@ function stackConfig(opts: { pullNamed: boolean; manifest?: boolean }): Record<s
         "kamino:secrets": [
             { name: "iris-key-secret", namespace: NS, fromConfig: "irisLicense" },
             // Once no IrisCluster names it, a placement of its own keeps it in Karmada (on the other member).
-            { name: "icr-pull", namespace: NS, type: "dockerconfigjson", fromConfig: "icr", ...(opts.pullNamed ? {} : { placement: { clusterNames: [OTHER] } }) },
+            {
+                name: "icr-pull",
+                namespace: NS,
+                type: "dockerconfigjson",
+                fromConfig: "icr",
+                ...(opts.pullNamed ? {} : { placement: { clusterNames: [OTHER] } }),
+            },
             { name: "iris-tls", namespace: NS, type: "tls", fromConfig: "irisTls" },
         ],
         "kamino:manifests": opts.manifest === false ? [] : [{ path: manifestFile, placement: { clusterNames: [TARGET] } }],
@@ -153,7 +161,10 @@ export function dependenciesSuite(shared: SharedFleet): void {
         fs.writeFileSync(manifestFile, MANIFEST_YAML);
         stack = await sandbox.stack("dependencies", undefined, stackConfig({ pullNamed: true }));
         await stack.setConfig("kamino:irisLicense", { value: JSON.stringify({ "iris.key": LICENSE }), secret: true });
-        await stack.setConfig("kamino:icr", { value: JSON.stringify({ server: "containers.intersystems.com", username: "me", password: "icr-token" }), secret: true });
+        await stack.setConfig("kamino:icr", {
+            value: JSON.stringify({ server: "containers.intersystems.com", username: "me", password: "icr-token" }),
+            secret: true,
+        });
         await stack.setConfig("kamino:irisTls", { value: JSON.stringify({ "tls.crt": "CERT-PEM", "tls.key": "KEY-PEM" }), secret: true });
     }, 10 * 60_000);
 
@@ -166,7 +177,11 @@ export function dependenciesSuite(shared: SharedFleet): void {
         try {
             const up = await timed("up: IrisCluster and its dependencies", () => stack.up());
             expect(up.summary.result).toBe("succeeded");
-            await waitFor(`iris Running on ${TARGET}`, async () => ((await member(TARGET).get<Obj>(WATCHED.iris))?.status?.phase === "Running" ? true : undefined), WAIT);
+            await waitFor(
+                `iris Running on ${TARGET}`,
+                async () => ((await member(TARGET).get<Obj>(WATCHED.iris))?.status?.phase === "Running" ? true : undefined),
+                WAIT,
+            );
             // A last look at both members, so that a late copy on the other member would be seen.
             await new Promise((r) => setTimeout(r, 3000));
         } finally {
@@ -189,13 +204,15 @@ export function dependenciesSuite(shared: SharedFleet): void {
         const t = member(TARGET);
         expect((await t.get<Obj>(WATCHED.cpf))?.data).toEqual({ "merge.cpf": CPF_1 });
         expect(decode((await t.get<Obj>(WATCHED.license))?.data?.["iris.key"])).toBe(LICENSE);
-        expect(JSON.parse(decode((await t.get<Obj>(WATCHED.pull))?.data?.[".dockerconfigjson"]) ?? "{}").auths["containers.intersystems.com"].username).toBe("me");
+        expect(JSON.parse(decode((await t.get<Obj>(WATCHED.pull))?.data?.[".dockerconfigjson"]) ?? "{}").auths["containers.intersystems.com"].username).toBe(
+            "me",
+        );
         expect(decode((await t.get<Obj>(WATCHED.tls))?.data?.["tls.crt"])).toBe("CERT-PEM");
 
         // In Karmada: the ConfigMap's binding has no placement of its own; the IrisCluster's binding requires it.
-        const binding = await fleet.karmada.client.get<KubeObject & { spec?: { placement?: unknown; requiredBy?: Array<{ name: string }>; clusters?: Array<{ name: string }> } }>(
-            resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: "iris-cpf-configmap" }),
-        );
+        const binding = await fleet.karmada.client.get<
+            KubeObject & { spec?: { placement?: unknown; requiredBy?: Array<{ name: string }>; clusters?: Array<{ name: string }> } }
+        >(resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: "iris-cpf-configmap" }));
         expect(binding?.spec?.placement).toBeUndefined();
         expect(binding?.spec?.requiredBy?.map((r) => r.name)).toEqual(["iris-iriscluster"]);
     });
@@ -204,7 +221,9 @@ export function dependenciesSuite(shared: SharedFleet): void {
         await setConfig(stackConfig({ pullNamed: false }));
         const up = await timed("up: pull Secret no longer named", () => stack.up());
         expect(up.summary.result).toBe("succeeded");
-        await timed("pull Secret leaves the member", () => waitFor(`icr-pull gone from ${TARGET}`, async () => ((await member(TARGET).get(WATCHED.pull)) ? undefined : true), WAIT));
+        await timed("pull Secret leaves the member", () =>
+            waitFor(`icr-pull gone from ${TARGET}`, async () => ((await member(TARGET).get(WATCHED.pull)) ? undefined : true), WAIT),
+        );
         // Its own placement (set in the same step, so that it stays in Karmada) sends it to the other member.
         await waitFor(`icr-pull on ${OTHER}`, async () => ((await member(OTHER).get(WATCHED.pull)) ? true : undefined), WAIT);
         for (const d of ["cpf", "license", "tls"]) {
@@ -247,7 +266,9 @@ export function dependenciesSuite(shared: SharedFleet): void {
         expect(up.summary.result).toBe("succeeded");
         for (const [what, p] of Object.entries(MANIFEST_OBJECTS)) {
             expect([what, Boolean(await fleet.karmada.client.get(p))]).toEqual([what, false]);
-            await timed(`${what} leaves ${TARGET}`, () => waitFor(`${what} gone from ${TARGET}`, async () => ((await member(TARGET).get(p)) ? undefined : true), WAIT));
+            await timed(`${what} leaves ${TARGET}`, () =>
+                waitFor(`${what} gone from ${TARGET}`, async () => ((await member(TARGET).get(p)) ? undefined : true), WAIT),
+            );
         }
         // Narrow access narrowed again: Karmada's Role in the namespace no longer names the kinds.
         const role = await member(TARGET).get<KubeObject & { rules?: Array<{ resources?: string[] }> }>(

@@ -50,7 +50,6 @@ async function licenseOn(member: string): Promise<string | undefined> {
     return s?.data ? Buffer.from(s.data["iris.key"], "base64").toString() : undefined;
 }
 
-
 /** How the suite runs a command of commands/ as `npm run` does, in the sandbox's project and with its pulumi. */
 function commandArgs(command: string, args: string[]): [string, string[], { cwd: string; env: NodeJS.ProcessEnv }] {
     return [
@@ -64,7 +63,9 @@ function commandArgs(command: string, args: string[]): [string, string[], { cwd:
 function status(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
     const [cmd, argv, opts] = commandArgs("status", args);
     return new Promise((resolve) =>
-        execFile(cmd, argv, { ...opts, env: { ...opts.env, ...env } }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr })),
+        execFile(cmd, argv, { ...opts, env: { ...opts.env, ...env } }, (err, stdout, stderr) =>
+            resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
+        ),
     );
 }
 
@@ -88,7 +89,12 @@ function expectRunsOn(s: FleetStatus, member: string): void {
     expect(s.ok).toBe(true);
     const iris = irisIn(s);
     expect(iris).toMatchObject({ mode: "failover", placement: FAILOVER_MEMBERS, scheduled: [member], runningOn: [member], asPlaced: true, problem: null });
-    expect(iris.members.find((m) => m.name === member)).toMatchObject({ scheduled: true, applied: true, phase: "Running", dependencies: [{ kind: "Secret", name: SECRET_NAME, present: true }] });
+    expect(iris.members.find((m) => m.name === member)).toMatchObject({
+        scheduled: true,
+        applied: true,
+        phase: "Running",
+        dependencies: [{ kind: "Secret", name: SECRET_NAME, present: true }],
+    });
     expect(memberIn(s, member)).toMatchObject({ syncMode: "Push", state: "Ready", taints: [] });
     expect(memberIn(s, member).kubernetesVersion).toMatch(/^v1\.\d+/);
 }
@@ -122,7 +128,12 @@ export function failoverSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "failover", { stacks: () => [stack] });
     beforeAll(async () => {
         ({ fleet, sandbox, iko, report } = suite);
-        stack = await loopbackStack(sandbox, fleet, STACK, { irisClustersFrom: "Pulumi.dr.yaml", playedBy: { ikodr: BACKUP }, runningTimeoutSeconds: 120, licensed: true });
+        stack = await loopbackStack(sandbox, fleet, STACK, {
+            irisClustersFrom: "Pulumi.dr.yaml",
+            playedBy: { ikodr: BACKUP },
+            runningTimeoutSeconds: 120,
+            licensed: true,
+        });
     }, 10 * 60_000);
 
     test("a Karmada whose controller manager lacks a failover flag: up names it, creates nothing, prints no stack trace", async () => {
@@ -157,7 +168,14 @@ export function failoverSuite(shared: SharedFleet): void {
         const s = await statusJson();
         record("status --json (pulumi stack output, then the Karmada API)", (Date.now() - t0) / 1000);
         expectRunsOn(s, FIRST);
-        expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({ scheduled: false, evicting: false, deleting: false, applied: null, phase: null, dependencies: [] });
+        expect(irisIn(s).members.find((m) => m.name === BACKUP)).toMatchObject({
+            scheduled: false,
+            evicting: false,
+            deleting: false,
+            applied: null,
+            phase: null,
+            dependencies: [],
+        });
         expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ deleting: false });
         expect(memberIn(s, BACKUP)).toMatchObject({ state: "Ready", taints: [] });
         expect(s.moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", [FIRST]]]);
@@ -173,16 +191,28 @@ export function failoverSuite(shared: SharedFleet): void {
         await waitFor("status --watch to print the fleet", async () => (watch.seen.length > 0 ? true : undefined), WAIT);
         const timeline = await outage(fleet, ID, FIRST, BACKUP);
         // status --watch saw each step (it reads every 2 s; eviction waits 10 s after the taint).
-        await waitFor("status --watch to see it Running on the backup", async () => (watch.seen.some((x) => x.ok && irisIn(x).runningOn[0] === BACKUP) ? true : undefined), WAIT);
+        await waitFor(
+            "status --watch to see it Running on the backup",
+            async () => (watch.seen.some((x) => x.ok && irisIn(x).runningOn[0] === BACKUP) ? true : undefined),
+            WAIT,
+        );
         expect(await watch.stop()).toBe(0);
         const seen = watch.seen;
-        report.note(`status --watch printed ${seen.length} objects: ${seen.map((x) => `${memberIn(x, FIRST).state}${memberIn(x, FIRST).taints.length ? "+taint" : ""}/${irisIn(x).scheduled.join(",")}/${irisIn(x).runningOn.join(",") || "-"}/${x.ok ? 0 : 1}`).join(" ")}`);
+        report.note(
+            `status --watch printed ${seen.length} objects: ${seen.map((x) => `${memberIn(x, FIRST).state}${memberIn(x, FIRST).taints.length ? "+taint" : ""}/${irisIn(x).scheduled.join(",")}/${irisIn(x).runningOn.join(",") || "-"}/${x.ok ? 0 : 1}`).join(" ")}`,
+        );
         expectRunsOn(seen[0], FIRST);
-        const tainted = seen.findIndex((x) => memberIn(x, FIRST).state !== "Ready" && memberIn(x, FIRST).taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect) && irisIn(x).scheduled[0] === FIRST);
+        const tainted = seen.findIndex(
+            (x) =>
+                memberIn(x, FIRST).state !== "Ready" &&
+                memberIn(x, FIRST).taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect) &&
+                irisIn(x).scheduled[0] === FIRST,
+        );
         const evicted = seen.findIndex((x) => !irisIn(x).scheduled.includes(FIRST));
         const onBackup = seen.findIndex((x) => x.ok && irisIn(x).runningOn[0] === BACKUP);
         // What a person watching saw at each step (the same renderer as the command's human output).
-        for (const i of [tainted, evicted, onBackup].filter((x) => x >= 0)) report.note(`status --watch, step ${i}:\n${renderStatus(seen[i], { color: false, now: Date.parse(seen[i].readAt) })}`);
+        for (const i of [tainted, evicted, onBackup].filter((x) => x >= 0))
+            report.note(`status --watch, step ${i}:\n${renderStatus(seen[i], { color: false, now: Date.parse(seen[i].readAt) })}`);
         expect(tainted).toBeGreaterThan(0);
         expect(evicted).toBeGreaterThan(tainted);
         expect(onBackup).toBeGreaterThanOrEqual(evicted);
@@ -215,8 +245,17 @@ export function failoverSuite(shared: SharedFleet): void {
         // status once more, with the license on the backup now: exit 0, the first member shown down.
         const s = await statusJson();
         expectRunsOn(s, BACKUP);
-        expect(memberIn(s, FIRST)).toMatchObject({ state: expect.stringMatching(/^(NotReady|Unknown)$/), taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]) });
-        expect(s.moves.map((m) => [m.kind, m.members])).toEqual(expect.arrayContaining([["scheduled", [FIRST]], ["rescheduled", [BACKUP]], ["evicted", [FIRST]]]));
+        expect(memberIn(s, FIRST)).toMatchObject({
+            state: expect.stringMatching(/^(NotReady|Unknown)$/),
+            taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]),
+        });
+        expect(s.moves.map((m) => [m.kind, m.members])).toEqual(
+            expect.arrayContaining([
+                ["scheduled", [FIRST]],
+                ["rescheduled", [BACKUP]],
+                ["evicted", [FIRST]],
+            ]),
+        );
         expect(s.moves.map((m) => m.kind).indexOf("rescheduled")).toBeGreaterThan(s.moves.map((m) => m.kind).indexOf("scheduled"));
         // Its copy on the first member cannot be deleted while that member is down: status says Karmada is deleting it.
         expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, deleting: true });
@@ -240,10 +279,14 @@ export function failoverSuite(shared: SharedFleet): void {
 
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
-        const { stdout } = await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", STACK], {
-            cwd: sandbox.project,
-            env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
-        });
+        const { stdout } = await promisify(execFile)(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", STACK],
+            {
+                cwd: sandbox.project,
+                env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
+            },
+        );
         expect(stdout).toMatch(new RegExp(`^IrisCluster ${ID} moved from ${BACKUP} to ${FIRST} in [\\d.]+ s\\.`));
         await runsOn(fleet, ID, FIRST);
         await goneFrom(fleet, ID, BACKUP);
@@ -252,7 +295,10 @@ export function failoverSuite(shared: SharedFleet): void {
         const s = await statusJson();
         expectRunsOn(s, FIRST);
         const scheduling = s.moves.filter((m) => ["scheduled", "rescheduled", "failback"].includes(m.kind));
-        expect(scheduling.slice(-2).map((m) => [m.kind, m.members])).toEqual([["rescheduled", [BACKUP]], ["failback", [FIRST]]]);
+        expect(scheduling.slice(-2).map((m) => [m.kind, m.members])).toEqual([
+            ["rescheduled", [BACKUP]],
+            ["failback", [FIRST]],
+        ]);
         // The moves come from Karmada's own events on the binding.
         const events = await fleet.karmada.client.get<KubeObject & { items: Array<{ reason: string; count?: number }> }>(
             `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent("involvedObject.kind=ResourceBinding,involvedObject.name=federated-iris-iriscluster")}`,
@@ -296,7 +342,11 @@ export function failoverSuite(shared: SharedFleet): void {
         expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
         // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
         const gone = await status(["--stack", STACK]);
-        expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, "", `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`]);
+        expect([gone.code, gone.stdout, gone.stderr]).toEqual([
+            1,
+            "",
+            `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`,
+        ]);
         const none = await status(["--stack", "no-such-stack"]);
         expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
         expect((await status(["--stack"])).code).toBe(2);

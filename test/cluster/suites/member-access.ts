@@ -42,7 +42,10 @@ const ALLOWED: [string, AccessQuestion][] = [
     ["watch namespaces (informer)", { verb: "watch", resource: "namespaces" }],
     ["create IrisCluster in default", { verb: "create", group: "intersystems.com", resource: "irisclusters", namespace: "default" }],
     ["update IrisCluster in default", { verb: "update", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
-    ["delete IrisCluster in default (failover's stale copy, unjoin)", { verb: "delete", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
+    [
+        "delete IrisCluster in default (failover's stale copy, unjoin)",
+        { verb: "delete", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" },
+    ],
     ["create ConfigMap in default (IrisCluster dependency)", { verb: "create", resource: "configmaps", namespace: "default" }],
     ["create Secret in default (IrisCluster dependency)", { verb: "create", resource: "secrets", namespace: "default" }],
     ["update Secret in iris", { verb: "update", resource: "secrets", namespace: "iris", name: "iris-key-secret" }],
@@ -60,7 +63,10 @@ const DENIED: [string, AccessQuestion][] = [
     ["update Secret in kube-system", { verb: "update", resource: "secrets", namespace: "kube-system", name: "any" }],
     ["get Secret in kube-system by name", { verb: "get", resource: "secrets", namespace: "kube-system", name: "any" }],
     ["delete Secret in karmada-cluster (its own token)", { verb: "delete", resource: "secrets", namespace: "karmada-cluster", name: "karmada-ikoclone" }],
-    ["create ServiceAccount token", { verb: "create", resource: "serviceaccounts", subresource: "token", namespace: "karmada-cluster", name: "karmada-ikoclone" }],
+    [
+        "create ServiceAccount token",
+        { verb: "create", resource: "serviceaccounts", subresource: "token", namespace: "karmada-cluster", name: "karmada-ikoclone" },
+    ],
     ["impersonate users", { verb: "impersonate", resource: "users", name: "admin" }],
     ["impersonate groups", { verb: "impersonate", resource: "groups", name: "system:masters" }],
     ["impersonate ServiceAccounts", { verb: "impersonate", resource: "serviceaccounts", namespace: "kube-system" }],
@@ -69,7 +75,10 @@ const DENIED: [string, AccessQuestion][] = [
     ["update namespace karmada-cluster", { verb: "update", resource: "namespaces", name: "karmada-cluster" }],
     ["create IrisCluster in kube-system", { verb: "create", group: "intersystems.com", resource: "irisclusters", namespace: "kube-system" }],
     ["create Secret in iko", { verb: "create", resource: "secrets", namespace: "iko" }],
-    ["patch IrisCluster in default (Karmada only updates)", { verb: "patch", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" }],
+    [
+        "patch IrisCluster in default (Karmada only updates)",
+        { verb: "patch", group: "intersystems.com", resource: "irisclusters", namespace: "default", name: "federated-iris" },
+    ],
     ["create pods", { verb: "create", resource: "pods", namespace: "default" }],
     ["create pods/exec", { verb: "create", resource: "pods", subresource: "exec", namespace: "default", name: "any" }],
     ["delete nodes", { verb: "delete", resource: "nodes", name: "any" }],
@@ -84,7 +93,10 @@ async function allowed(m: string, a: AccessQuestion): Promise<boolean> {
     const sa = `karmada-${m}`;
     // The table names ikoclone's token; ask each member about its own.
     const name = a.name === "karmada-ikoclone" ? sa : a.name;
-    const who = { user: `system:serviceaccount:karmada-cluster:${sa}`, groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-cluster", "system:authenticated"] };
+    const who = {
+        user: `system:serviceaccount:karmada-cluster:${sa}`,
+        groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-cluster", "system:authenticated"],
+    };
     return mayDo(member(m), who, { ...a, name });
 }
 
@@ -125,11 +137,15 @@ async function unappliedWorks(m: string): Promise<string[]> {
 
 /** Waits until every Work in the member's execution space is Applied (failing with the reasons of those that are not). */
 async function everyWorkApplied(m: string): Promise<void> {
-    await waitFor(`every Work Applied on ${m}`, async () => {
-        const bad = await unappliedWorks(m);
-        if (bad.length) throw new Error(bad.join("; "));
-        return true;
-    }, WAIT);
+    await waitFor(
+        `every Work Applied on ${m}`,
+        async () => {
+            const bad = await unappliedWorks(m);
+            if (bad.length) throw new Error(bad.join("; "));
+            return true;
+        },
+        WAIT,
+    );
 }
 
 /** No impersonator: neither its account on the member nor the RBAC Karmada's unified auth would push. */
@@ -192,7 +208,11 @@ export function memberAccessSuite(shared: SharedFleet): void {
         await stack.up();
         note(`up removing namespace extra: ${((Date.now() - t) / 1000).toFixed(1)} s`);
         for (const m of MEMBERS) {
-            await waitFor(`namespace extra gone from ${m}`, async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true), WAIT);
+            await waitFor(
+                `namespace extra gone from ${m}`,
+                async () => ((await member(m).get(resourcePath("v1", "namespaces", { name: "extra" }))) ? undefined : true),
+                WAIT,
+            );
             await everyWorkApplied(m);
         }
         expect(await tableMismatches([], inExtra)).toEqual([]);
@@ -207,7 +227,9 @@ export function memberAccessSuite(shared: SharedFleet): void {
             expect(await fleet.karmada.client.get(resourcePath(CLUSTER_API_VERSION, "clusters", { name: m }))).toBeUndefined();
             expect(await member(m).get(IRIS)).toBeUndefined();
             expect(await member(m).get(resourcePath("v1", "namespaces", { name: "iris" }))).toBeUndefined();
-            expect(await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `karmada-controller-manager:karmada-${m}` }))).toBeUndefined();
+            expect(
+                await member(m).get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `karmada-controller-manager:karmada-${m}` })),
+            ).toBeUndefined();
         }
         expect(forbiddenLines()).toEqual([]);
     });

@@ -47,7 +47,8 @@ async function preview(what: string, opts: { refresh?: boolean } = {}): Promise<
         const m = e.resourcePreEvent?.metadata;
         if (m && m.op !== "same" && m.op !== "refresh") changes.push(m);
         const d = e.diagnosticEvent;
-        if (d && (d.severity === "warning" || d.severity === "error") && !/^using pulumi-[a-z-]+ from \$PATH/.test(d.message)) diags.push(`${d.severity}: ${d.message.trim()}`);
+        if (d && (d.severity === "warning" || d.severity === "error") && !/^using pulumi-[a-z-]+ from \$PATH/.test(d.message))
+            diags.push(`${d.severity}: ${d.message.trim()}`);
     };
     const t = Date.now();
     try {
@@ -63,7 +64,13 @@ async function preview(what: string, opts: { refresh?: boolean } = {}): Promise<
 
 /** `op name: changed fields` per step, sorted: what a reviewer must see, comparable across previews. */
 const summary = (p: Preview) =>
-    p.changes.map((s) => `${s.op} ${s.urn.split("::").pop()}: ${Object.keys(s.detailedDiff ?? {}).sort().join(", ")}`.trim()).sort();
+    p.changes
+        .map((s) =>
+            `${s.op} ${s.urn.split("::").pop()}: ${Object.keys(s.detailedDiff ?? {})
+                .sort()
+                .join(", ")}`.trim(),
+        )
+        .sort();
 
 function clusters(members: string[]) {
     return [
@@ -117,7 +124,11 @@ export function previewDiffSuite(shared: SharedFleet): void {
             const up = await report.timed("drift: up --refresh", () => stack.up({ refresh: true }));
             expect(up.summary.resourceChanges).toEqual({ same: expect.any(Number), update: 1 });
             expect(image(await fleet.karmada.client.get(IRIS))).toBe(OLD_IMAGE);
-            await waitFor("the template's image back on ikoclone", async () => (image(await fleet.members[0].client.get(IRIS)) === OLD_IMAGE ? true : undefined), WAIT);
+            await waitFor(
+                "the template's image back on ikoclone",
+                async () => (image(await fleet.members[0].client.get(IRIS)) === OLD_IMAGE ? true : undefined),
+                WAIT,
+            );
         });
     });
 
@@ -150,7 +161,7 @@ export function previewDiffSuite(shared: SharedFleet): void {
             // The image.
             "update federated-iris-template: spec.topology.data.image",
             // The Secret's value, updated in place (not replaced: members keep it throughout).
-            "update secrets-iris-iris-key-secret: data[\"iris.key\"]",
+            'update secrets-iris-iris-key-secret: data["iris.key"]',
         ].sort();
 
         beforeAll(async () => {
@@ -172,7 +183,9 @@ export function previewDiffSuite(shared: SharedFleet): void {
             expect(offline.diags).toEqual([]);
             if (process.env.KAMINO_PREVIEW_DIFF_OUT) fs.writeFileSync(process.env.KAMINO_PREVIEW_DIFF_OUT, offline.stdout);
             expect(summary(offline)).toEqual(expected);
-            expect(offline.stdout).toMatch(/~ image: "containers\.intersystems\.com\/intersystems\/iris-community:2025\.1" => "containers\.intersystems\.com\/intersystems\/iris-community:2025\.2"/);
+            expect(offline.stdout).toMatch(
+                /~ image: "containers\.intersystems\.com\/intersystems\/iris-community:2025\.1" => "containers\.intersystems\.com\/intersystems\/iris-community:2025\.2"/,
+            );
             expect(offline.stdout).toMatch(/Resources:\n\s+\+ 20 to create\n\s+~ 3 to update\n\s+23 changes\. \d+ unchanged/);
         });
 
@@ -182,7 +195,9 @@ export function previewDiffSuite(shared: SharedFleet): void {
                 expect(p).not.toContain(LICENSE);
                 expect(p).not.toContain(Buffer.from(ROTATED).toString("base64"));
             }
-            expect(offline.stdout).toMatch(/~ kubernetes:core\/v1:Secret: \(update\)\n\s+\[id=iris\/iris-key-secret\][\s\S]*?~ data: \{\n\s+~ iris\.key: \[secret\] => \[secret\]\n/);
+            expect(offline.stdout).toMatch(
+                /~ kubernetes:core\/v1:Secret: \(update\)\n\s+\[id=iris\/iris-key-secret\][\s\S]*?~ data: \{\n\s+~ iris\.key: \[secret\] => \[secret\]\n/,
+            );
         });
 
         test("with the API servers up, preview --diff is the same diff", async () => {
@@ -212,7 +227,10 @@ export function previewDiffSuite(shared: SharedFleet): void {
             const block = /```diff-preview\n([\s\S]*?)```/.exec(section)?.[1];
             expect(block).toBeDefined();
             const captured = new Set(online.stdout.split("\n").map((l) => l.trim()));
-            const shown = block!.split("\n").map((l) => l.trim()).filter((l) => l && l !== "...");
+            const shown = block!
+                .split("\n")
+                .map((l) => l.trim())
+                .filter((l) => l && l !== "...");
             expect(shown.length).toBeGreaterThan(10);
             expect(shown.filter((l) => !captured.has(l))).toEqual([]);
         });

@@ -36,7 +36,10 @@ const IN_KARMADA: AccessTable = {
         ["update its Cluster (registration on restart)", { verb: "update", group: KARMADA, resource: "clusters", name: PULL }],
         ["list Clusters (registration checks name and id)", { verb: "list", group: KARMADA, resource: "clusters" }],
         ["watch Works in its execution namespace", { verb: "watch", group: WORK, resource: "works", namespace: `karmada-es-${PULL}` }],
-        ["update Works in its execution namespace (finalizers)", { verb: "update", group: WORK, resource: "works", namespace: `karmada-es-${PULL}`, name: "any" }],
+        [
+            "update Works in its execution namespace (finalizers)",
+            { verb: "update", group: WORK, resource: "works", namespace: `karmada-es-${PULL}`, name: "any" },
+        ],
         ["update Work status there", { verb: "update", group: WORK, resource: "works", subresource: "status", namespace: `karmada-es-${PULL}`, name: "any" }],
         ["update its cluster Lease", { verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: "karmada-cluster", name: PULL }],
         ["create its leader-election Lease", { verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "karmada-system" }],
@@ -84,7 +87,11 @@ export function pullMembersSuite(shared: SharedFleet): void {
     beforeAll(async () => {
         ({ fleet, report } = suite);
         // Karmada reached at kamino:karmada.endpoint, its load balancer's address (not the kubeconfig's 127.0.0.1).
-        stack = await loopbackStack(suite.sandbox, fleet, "pull", { runningTimeoutSeconds: 120, syncModes: { [PULL]: "Pull" }, karmadaEndpoint: fleet.karmadaLoadBalancer.endpoint });
+        stack = await loopbackStack(suite.sandbox, fleet, "pull", {
+            runningTimeoutSeconds: 120,
+            syncModes: { [PULL]: "Pull" },
+            karmadaEndpoint: fleet.karmadaLoadBalancer.endpoint,
+        });
     }, 10 * 60_000);
 
     test("up joins a Push and a Pull member, propagates to both and waits for IRIS on both", async () => {
@@ -113,7 +120,9 @@ export function pullMembersSuite(shared: SharedFleet): void {
         expect(outputs.karmadaEndpoint.secret).toBe(false);
         expect(outputs.karmadaKubeconfig.secret).toBe(true);
         expect(YAML.parse(outputs.karmadaKubeconfig.value as string).clusters[0].cluster.server).toBe(published);
-        const agentSecret = await member(PULL).get<KubeObject & { data: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "karmada-system", name: "karmada-kubeconfig" }));
+        const agentSecret = await member(PULL).get<KubeObject & { data: Record<string, string> }>(
+            resourcePath("v1", "secrets", { namespace: "karmada-system", name: "karmada-kubeconfig" }),
+        );
         expect(YAML.parse(Buffer.from(agentSecret!.data["karmada-kubeconfig"], "base64").toString()).clusters[0].cluster.server).toBe(published);
     });
 
@@ -121,7 +130,9 @@ export function pullMembersSuite(shared: SharedFleet): void {
         const cluster = await karmada().get<Cluster>(clusterPath(PULL));
         expect(cluster?.spec?.secretRef).toBeUndefined();
         expect(cluster?.spec?.impersonatorSecretRef).toBeUndefined();
-        const secrets = (await karmada().get<{ items: KubeObject[] } & KubeObject>(resourcePath("v1", "secrets", { namespace: "karmada-cluster" })))!.items.map((s) => s.metadata?.name);
+        const secrets = (await karmada().get<{ items: KubeObject[] } & KubeObject>(resourcePath("v1", "secrets", { namespace: "karmada-cluster" })))!.items.map(
+            (s) => s.metadata?.name,
+        );
         expect(secrets).toContain("ikoclone"); // the Push member's, for contrast
         expect(secrets.filter((n) => String(n).startsWith(PULL))).toEqual([]);
         // Nor did the agent make a reporting account on its member.
@@ -131,7 +142,9 @@ export function pullMembersSuite(shared: SharedFleet): void {
     });
 
     test("the agent's certificate names it as Karmada's approver requires, signed by the Karmada CA", async () => {
-        const secret = await member(PULL).get<KubeObject & { data: Record<string, string> }>(resourcePath("v1", "secrets", { namespace: "karmada-system", name: "karmada-kubeconfig" }));
+        const secret = await member(PULL).get<KubeObject & { data: Record<string, string> }>(
+            resourcePath("v1", "secrets", { namespace: "karmada-system", name: "karmada-kubeconfig" }),
+        );
         const kc = YAML.parse(Buffer.from(secret!.data["karmada-kubeconfig"], "base64").toString());
         const cert = new X509Certificate(Buffer.from(kc.users[0].user["client-certificate-data"], "base64"));
         expect(cert.subject.split("\n").sort()).toEqual([`CN=system:karmada:agent:${PULL}`, "O=system:karmada:agents"]);
@@ -144,10 +157,15 @@ export function pullMembersSuite(shared: SharedFleet): void {
     test("the agent's identity answers the access tables in Karmada and on its member", async () => {
         const agent = { user: `system:karmada:agent:${PULL}`, groups: ["system:karmada:agents", "system:authenticated"] };
         const inKarmada = await accessMismatches(karmada(), agent, IN_KARMADA, "Karmada");
-        const pod = { user: "system:serviceaccount:karmada-system:karmada-agent", groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-system", "system:authenticated"] };
+        const pod = {
+            user: "system:serviceaccount:karmada-system:karmada-agent",
+            groups: ["system:serviceaccounts", "system:serviceaccounts:karmada-system", "system:authenticated"],
+        };
         const onMember = await accessMismatches(member(PULL), pod, ON_MEMBER, PULL);
         expect([...inKarmada, ...onMember]).toEqual([]);
-        report.note(`access tables: ${IN_KARMADA.allowed.length + IN_KARMADA.denied.length} rows in Karmada, ${ON_MEMBER.allowed.length + ON_MEMBER.denied.length} on ${PULL}`);
+        report.note(
+            `access tables: ${IN_KARMADA.allowed.length + IN_KARMADA.denied.length} rows in Karmada, ${ON_MEMBER.allowed.length + ON_MEMBER.denied.length} on ${PULL}`,
+        );
     });
 
     test("a no-op up changes nothing, and the agent was never refused", async () => {
@@ -159,7 +177,10 @@ export function pullMembersSuite(shared: SharedFleet): void {
 
     test("changing the joined member's sync mode is refused before anything changes", async () => {
         await setSyncMode("Push");
-        const refused = (await stack.up().then(() => undefined, (e: Error) => e))!;
+        const refused = (await stack.up().then(
+            () => undefined,
+            (e: Error) => e,
+        ))!;
         expect(refused?.message).toMatch(/'ikoclone2' is joined to Karmada in Pull mode[^]*nothing was changed/);
         expect(refused.message).not.toMatch(/\n\s+at /); // a message, not a stack trace
         // Not one object was written: the refused run registered only the new join's (empty) component.
@@ -182,7 +203,11 @@ export function pullMembersSuite(shared: SharedFleet): void {
         expect(await member(PULL).get(IRIS)).toBeUndefined();
         expect(await member(PULL).get(AGENT_DEPLOYMENT)).toBeUndefined();
         expect(await karmada().get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: `system:karmada:${PULL}:agent` }))).toBeUndefined();
-        await waitFor(`namespace karmada-es-${PULL} gone from Karmada`, async () => ((await karmada().get(resourcePath("v1", "namespaces", { name: `karmada-es-${PULL}` }))) ? undefined : true), WAIT);
+        await waitFor(
+            `namespace karmada-es-${PULL} gone from Karmada`,
+            async () => ((await karmada().get(resourcePath("v1", "namespaces", { name: `karmada-es-${PULL}` }))) ? undefined : true),
+            WAIT,
+        );
         await waitFor(`the agent of ${PULL} stopped`, async () => (suite.agents.agentOf(PULL) ? undefined : true), WAIT);
     });
 }
