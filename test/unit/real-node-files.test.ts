@@ -10,6 +10,7 @@ import { parse } from "yaml";
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "../cluster/nodes/node-config";
 import { buildImageArchive } from "../cluster/nodes/oci-image";
 import { objectPath } from "../cluster/nodes/real-node-cluster";
+import { nextNetworkIndex } from "../cluster/nodes/node-network";
 
 const layout = (name: string, i: number): NodeLayout => ({
     name,
@@ -103,4 +104,11 @@ test("objects are applied at their kinds' plural paths", () => {
     expect(o("storage.k8s.io/v1", "StorageClass")).toBe("/apis/storage.k8s.io/v1/storageclasses/x");
     expect(o("v1", "ResourceQuota", "ns")).toBe("/api/v1/namespaces/ns/resourcequotas/x");
     expect(o("v1", "Service")).toBe("/api/v1/namespaces/default/services/x");
+});
+
+test("a network index is the worker's own, and one another run holds on this machine is skipped", () => {
+    const range = Array.from({ length: 32 }, (_, i) => 64 + i);
+    expect(nextNetworkIndex(2, new Set(range.filter((i) => i !== 80)))).toBe(80);
+    expect(() => nextNetworkIndex(2, new Set(range))).toThrow(/every real-node network of jest worker 2 \(10\.250\.64-95\.0\/24\) is in use/);
+    expect(nextNetworkIndex(1, new Set())).toBeGreaterThanOrEqual(32);
 });

@@ -32,11 +32,26 @@ export interface NodeAttachment {
     podCidr: string;
 }
 
-/** The next network index of this process: each jest worker has 32 of its own, so parallel test files never share one. */
-let used = 0;
-export function nextNetworkIndex(workerId = Number(process.env.JEST_WORKER_ID ?? 0)): number {
+/** The 10.250.<index>.1 addresses this machine has now (any run's networks, this one's or another's). */
+function gatewaysInUse(): Set<number> {
+    const used = new Set<number>();
+    for (const m of ip("-o", "-4", "addr", "show").matchAll(/inet 10\.250\.(\d+)\.1\//g)) used.add(Number(m[1]));
+    return used;
+}
+
+/**
+ * The next network index of this process: each jest worker has 32 of its own, so parallel test
+ * files never share one, and an index whose subnet another run (a second jest beside CI's) has on
+ * this machine is skipped, so two bridges never claim one subnet.
+ */
+let next = 0;
+export function nextNetworkIndex(workerId = Number(process.env.JEST_WORKER_ID ?? 0), inUse = gatewaysInUse()): number {
     const w = Number.isInteger(workerId) && workerId >= 0 && workerId < 8 ? workerId : 0;
-    return w * 32 + (used++ % 32);
+    for (let tried = 0; tried < 32; tried++) {
+        const index = w * 32 + (next++ % 32);
+        if (!inUse.has(index)) return index;
+    }
+    throw new Error(`every real-node network of jest worker ${w} (10.250.${w * 32}-${w * 32 + 31}.0/24) is in use on this machine`);
 }
 
 /** A bridge and the nodes on it. `index` (0-255) picks the subnet 10.250.<index>.0/24 and the names. */

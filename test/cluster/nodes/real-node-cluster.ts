@@ -162,16 +162,19 @@ export class RealNodeCluster {
     }
 
     private async waitForNodesReady(): Promise<void> {
+        type NodeList = { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string; message?: string }[] } }[] };
         await waitFor(
             `${this.opts.name}: ${this.nodes.length} node(s) Ready`,
             async () => {
-                const list = (await this.client.get(resourcePath("v1", "nodes"))) as unknown as {
-                    items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
-                };
-                const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
-                return ready.length === this.nodes.length ? true : undefined;
+                const list = (await this.client.get(resourcePath("v1", "nodes"))) as unknown as NodeList;
+                const ready = (n: NodeList["items"][number]) => n.status?.conditions?.find((c) => c.type === "Ready");
+                if (list.items.filter((n) => ready(n)?.status === "True").length === this.nodes.length) return true;
+                throw new Error(
+                    `registered ${list.items.map((n) => `${n.metadata.name}: ${ready(n)?.status ?? "?"} ${ready(n)?.message ?? ""}`).join("; ") || "none"}`,
+                );
             },
-            { timeoutMs: this.kube.ms(120), intervalMs: 500, watch: this.supervisor.processes.slice() },
+            // The kubelets' logs say why a node is missing or not Ready.
+            { timeoutMs: this.kube.ms(120), intervalMs: 500, watch: this.nodes.flatMap((n) => n.processes.filter((p) => p.name.endsWith("-kubelet"))) },
         );
     }
 
