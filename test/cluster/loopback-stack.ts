@@ -39,8 +39,11 @@ export interface LoopbackStackOptions {
 /** The synced license Secret of a loopback stack: `namespace/name`. */
 export const licenseSecretId = (opts: Pick<LoopbackStackOptions, "licensed"> = {}) => `${opts.licensed ? "default" : "iris"}/iris-key-secret`;
 
+/** The clusters a loopback stack declares: a LoopbackFleet's, or its host and Karmada with other members (real nodes'). */
+export type StackClusters = Pick<LoopbackFleet, "host" | "hostKubeconfig" | "members" | "karmadaKubeconfig">;
+
 /** A stack of the sandbox's project on the loopback fleet. */
-export async function loopbackStack(sandbox: EngineSandbox, fleet: LoopbackFleet, name: string, opts: LoopbackStackOptions = {}) {
+export async function loopbackStack(sandbox: EngineSandbox, fleet: StackClusters, name: string, opts: LoopbackStackOptions = {}) {
     const dev = YAML.parse(fs.readFileSync(opts.irisClustersFrom ?? "Pulumi.dev.yaml", "utf8")).config;
     const [secretNamespace, secretName] = licenseSecretId(opts).split("/");
     const stack = await sandbox.stack(name, undefined, {

@@ -66,6 +66,8 @@ export interface LoopbackFleetOptions {
     verbosity?: number;
     /** Progress lines (also written to harness.log in the temp dir). */
     log?: (line: string) => void;
+    /** More addresses the Karmada API's certificate names, e.g. a real-node network's gateway (test/cluster/nodes). */
+    karmadaAddresses?: string[];
 }
 
 /** How long one step of start() took. */
@@ -294,7 +296,9 @@ export class LoopbackFleet {
         this.note(`dir ${this.dir}; members ${this.memberNames.join(",")}`);
 
         // Certificates and ports for everything, up front.
-        const [plans, karmadaPki] = await this.step("certificates", () => planClusters(this.dir, this.hostName, this.memberNames, ports));
+        const [plans, karmadaPki] = await this.step("certificates", () =>
+            planClusters(this.dir, this.hostName, this.memberNames, ports, this.opts.karmadaAddresses),
+        );
 
         const [etcdClient, etcdPeer] = await ports.many(2);
         const etcdUrl = `http://${LOOPBACK}:${etcdClient}`;

@@ -15,13 +15,15 @@ export class LoadBalancer {
 
     constructor(
         private readonly backendPort: number,
-        /** Listens on PUBLISHED_ADDRESS at this port. */
+        /** Listens on `address` at this port. */
         readonly port: number,
+        /** Where it listens: PUBLISHED_ADDRESS, or a real-node network's gateway, where pods reach it. */
+        readonly address = PUBLISHED_ADDRESS,
     ) {}
 
     /** `<address>:<port>`, as `kamino:karmada.endpoint` takes it. */
     get endpoint(): string {
-        return `${PUBLISHED_ADDRESS}:${this.port}`;
+        return `${this.address}:${this.port}`;
     }
 
     async start(): Promise<this> {
@@ -37,7 +39,7 @@ export class LoadBalancer {
         });
         await new Promise<void>((resolve, reject) => {
             this.server!.once("error", reject);
-            this.server!.listen({ host: PUBLISHED_ADDRESS, port: this.port, exclusive: true }, resolve);
+            this.server!.listen({ host: this.address, port: this.port, exclusive: true }, resolve);
         });
         return this;
     }

@@ -56,9 +56,16 @@ export function adminTls(p: ClusterPlan, caPem: string): { ca: string; cert: str
 }
 
 /** Plans the host, the members and the Karmada API (in that order), all under `root`, and the Karmada PKI. */
-export async function planClusters(root: string, hostName: string, memberNames: string[], ports: PortAllocator): Promise<readonly [ClusterPlan[], KarmadaPki]> {
+export async function planClusters(
+    root: string,
+    hostName: string,
+    memberNames: string[],
+    ports: PortAllocator,
+    /** More addresses for the Karmada API's certificate (where real nodes' pods reach it). */
+    karmadaAddresses: string[] = [],
+): Promise<readonly [ClusterPlan[], KarmadaPki]> {
     const clusterNames: [string, ClusterRole][] = [[hostName, "host"], ...memberNames.map((n): [string, ClusterRole] => [n, "member"]), ["karmada", "karmada"]];
-    const plans = await Promise.all(clusterNames.map(([name, role]) => planCluster(root, name, role, ports)));
+    const plans = await Promise.all(clusterNames.map(([name, role]) => planCluster(root, name, role, ports, role === "karmada" ? karmadaAddresses : [])));
     const kp = await planKarmadaPki(plans.find((p) => p.role === "karmada")!);
     return [plans, kp] as const;
 }

@@ -54,7 +54,8 @@ export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/
         { name: COREDNS_IMAGE, files: [{ target: "/coredns", source: bins.coredns }], entrypoint: ["/coredns"] },
         // As registry.k8s.io/etcd: the three programs on PATH, no entrypoint (the manifest's command runs).
         { name: ETCD_IMAGE, files: [bin("etcd", bins.etcd), bin("etcdctl", bins.etcdctl), bin("etcdutl", bins.etcdutl)] },
-        { name: agentImage, files: [bin("karmada-agent", bins["karmada-agent"])], entrypoint: ["/usr/local/bin/karmada-agent"] },
+        // As Karmada's images: the program in /bin (Kamino's Deployment runs `/bin/karmada-agent`, as the chart's does).
+        { name: agentImage, files: [{ target: "/bin/karmada-agent", source: bins["karmada-agent"] }], entrypoint: ["/bin/karmada-agent"] },
         {
             name: SHELL_IMAGE,
             files: [
