@@ -70,12 +70,20 @@ export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/
     ];
 }
 
-/** Builds every image into `dir` (once per directory); returns the archives. */
+/**
+ * Builds every image into `dir` (once per run: the test files of a run share it); returns the archives.
+ * Each process builds in a scratch directory of its own and renames the archive into place, so two
+ * jest workers building at once never see each other's half-written files.
+ */
 export function buildImages(dir: string, specs: ImageSpec[]): string[] {
     fs.mkdirSync(dir, { recursive: true });
     return specs.map((s) => {
         const archive = path.join(dir, `${s.name.replace(/[^A-Za-z0-9.-]+/g, "_")}.tar`);
-        if (!fs.existsSync(archive)) buildImageArchive(s, archive, path.join(dir, ".work"));
+        if (!fs.existsSync(archive)) {
+            const partial = `${archive}.${process.pid}.partial`;
+            buildImageArchive(s, partial, path.join(dir, `.work-${process.pid}`));
+            fs.renameSync(partial, archive);
+        }
         return archive;
     });
 }
