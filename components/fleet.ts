@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { dependencyPlacement, Endpoint, failoverMembers, FleetConfig, IrisClusterConfig, parseEndpoint, resolvePlacement } from "./config";
+import { FleetPlan, IrisClusterPlan } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -29,8 +29,8 @@ export const IRIS_CRD = "irisclusters.intersystems.com";
 
 /** Arguments of a Fleet. */
 export interface FleetArgs {
-    /** The validated stack config. */
-    config: FleetConfig;
+    /** The plan of the validated stack config (config/plan.ts). */
+    plan: FleetPlan;
     /**
      * Values of the secret config keys the config references (`secrets[].fromConfig`,
      * `iko.imagePullSecretFromConfig`), keyed by the key without `kamino:`; secret outputs.
@@ -96,17 +96,12 @@ export class Fleet extends pulumi.ComponentResource {
 
     constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
         super("kamino:index:Fleet", name, {}, opts);
-        const cfg = args.config;
-        const host = cfg.clusters.find((c) => c.karmadaHost)!;
-        this.hostName = host.name;
-        const usesHelmKarmada = cfg.karmada.existingKubeconfigPath === undefined;
+        const plan = args.plan;
+        const cfg = plan.config;
+        this.hostName = plan.host.name;
 
         // 1. Clusters.
-        let kindIndex = 0;
-        for (const c of cfg.clusters) {
-            this.clusters[c.name] = createFleetCluster(c, cfg, { hostsHelmKarmada: usesHelmKarmada && c.karmadaHost, kindIndex }, { parent: this });
-            if (c.provider === "kind") kindIndex++;
-        }
+        for (const c of plan.clusters) this.clusters[c.name] = createFleetCluster(c, cfg, { parent: this });
         // 2. Add-ons on every cluster.
         const pullCredentials = cfg.iko.imagePullSecretFromConfig
             ? (args.secretValues[cfg.iko.imagePullSecretFromConfig] as pulumi.Output<unknown> as pulumi.Output<RegistryCredentials>)
@@ -114,27 +109,27 @@ export class Fleet extends pulumi.ComponentResource {
         for (const cluster of Object.values(this.clusters)) installAddOns(cluster, cfg, pullCredentials, this);
 
         // 3. Karmada on the host (or an existing control plane).
-        const hostCluster = this.clusters[host.name];
-        this.karmada = this.karmadaControlPlane(hostCluster, cfg, usesHelmKarmada);
+        const hostCluster = this.clusters[plan.host.name];
+        this.karmada = this.karmadaControlPlane(hostCluster, plan);
         const onKarmada: KarmadaContext = {
             provider: this.karmada.provider,
-            lifecycle: usesHelmKarmada ? hostCluster.lifecycle : undefined,
+            lifecycle: plan.karmada.source === "chart" ? hostCluster.lifecycle : undefined,
             kubeconfig: this.karmada.kubeconfig,
         };
 
         // 4. Join every other cluster: Push by default, Pull where the config says so.
-        this.joinMembers(cfg, args, onKarmada);
+        this.joinMembers(plan, args, onKarmada);
 
         // 5. The IrisCluster CRD, copied from the host where IKO created it, and its interpreter.
-        this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg, args.crdReader, onKarmada);
+        this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg.iko.crdWaitSeconds, args.crdReader, onKarmada);
         const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmada: onKarmada }, { parent: this });
 
         // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
-        this.failover = this.failoverTaints(cfg, onKarmada);
-        const namespaces = this.namespaces(cfg, onKarmada);
-        this.secretSync = this.syncSecrets(cfg, args.secretValues, onKarmada, namespaces);
-        this.configMaps = this.federateConfigMaps(cfg, onKarmada, namespaces);
-        this.manifests = this.federateManifests(cfg, onKarmada, namespaces);
+        this.failover = this.failoverTaints(plan, onKarmada);
+        const namespaces = this.namespaces(plan, onKarmada);
+        this.secretSync = this.syncSecrets(plan, args.secretValues, onKarmada, namespaces);
+        this.configMaps = this.federateConfigMaps(plan, onKarmada, namespaces);
+        this.manifests = this.federateManifests(plan, onKarmada, namespaces);
         // Dependencies exist in Karmada before the IrisClusters naming them, so the first schedule sends them along.
         const prerequisites = [
             this.crdMirror,
@@ -145,8 +140,7 @@ export class Fleet extends pulumi.ComponentResource {
             ...(this.configMaps ? [this.configMaps] : []),
             ...(this.failover ? [this.failover] : []),
         ];
-        for (const ic of cfg.irisClusters)
-            this.irisClusters[`${ic.namespace}/${ic.name}`] = this.federate(ic, cfg, onKarmada, prerequisites, args.runningWaiter);
+        for (const ic of plan.irisClusters) this.irisClusters[ic.id] = this.federate(ic, plan, onKarmada, prerequisites, args.runningWaiter);
         this.running = Promise.all(Object.entries(this.irisClusters).map(async ([id, f]) => [id, f.running ? await f.running : undefined] as const)).then(
             (runs) => Object.fromEntries(runs.filter((r): r is readonly [string, string[]] => r[1] !== undefined)),
         );
@@ -164,15 +158,14 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** Karmada's chart on the host cluster, or a control plane that already runs. */
-    private karmadaControlPlane(hostCluster: FleetCluster, cfg: FleetConfig, usesHelmKarmada: boolean): KarmadaControlPlane {
-        const host = hostCluster.config;
-        const k = cfg.karmada;
-        const endpoint = k.endpoint !== undefined ? (parseEndpoint(k.endpoint) as Endpoint) : undefined;
+    private karmadaControlPlane(hostCluster: FleetCluster, plan: FleetPlan): KarmadaControlPlane {
+        const k = plan.config.karmada;
+        const installs = plan.karmada.source === "chart";
         return new KarmadaControlPlane(
             "karmada",
-            usesHelmKarmada
+            installs
                 ? {
-                      clusterIdentifier: `karmada-${host.name}`,
+                      clusterIdentifier: plan.karmada.clusterIdentifier,
                       helm: {
                           hostProvider: hostCluster.provider,
                           hostKubeconfig: hostCluster.kubeconfig,
@@ -181,23 +174,23 @@ export class Fleet extends pulumi.ComponentResource {
                           kubectlImage: k.kubectlImage,
                           timeoutSeconds: k.installTimeoutSeconds,
                           featureGates: k.featureGates,
-                          failover: failoverMembers(cfg).length > 0,
+                          failover: plan.failover,
                           detectionArgs: detectionFlags(k.failureDetectionSeconds).controllerManager,
                           values: k.values,
-                          ...(host.provider === "kind"
+                          ...(plan.host.kind
                               ? {
                                     kind: {
                                         apiServerNodePort: k.apiServerNodePort,
                                         apiServerHostPort: k.apiServerHostPort,
-                                        hostNodeName: `${cfg.kindNamePrefix}${host.name}-control-plane`,
+                                        hostNodeName: plan.host.kind.controlPlaneNode,
                                     },
                                 }
                               : {
-                                    published: publishedInstall(cfg, endpoint, {
+                                    published: publishedInstall(plan, {
                                         gcpProvider: hostCluster.gcpProvider,
                                         // Pull members with private nodes: their agents dial Karmada from these addresses.
-                                        egress: Object.values(this.clusters).flatMap((c) =>
-                                            !c.config.karmadaHost && c.config.syncMode === "Pull" && c.egressAddresses ? [c.egressAddresses] : [],
+                                        egress: plan.members.flatMap((m) =>
+                                            m.syncMode === "Pull" && this.clusters[m.name].egressAddresses ? [this.clusters[m.name].egressAddresses!] : [],
                                         ),
                                         parent: this,
                                     }),
@@ -205,17 +198,17 @@ export class Fleet extends pulumi.ComponentResource {
                       },
                   }
                 : {
-                      clusterIdentifier: `karmada-${host.name}`,
-                      existingKubeconfig: fs.readFileSync(k.existingKubeconfigPath!, "utf8"),
-                      existingEndpoint: endpoint,
+                      clusterIdentifier: plan.karmada.clusterIdentifier,
+                      existingKubeconfig: fs.readFileSync(plan.karmada.existingKubeconfigPath!, "utf8"),
+                      existingEndpoint: plan.karmada.endpoint,
                   },
             // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
-            { parent: this, deletedWith: usesHelmKarmada ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
+            { parent: this, deletedWith: installs ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
     }
 
     /** The IrisCluster CRD, copied into Karmada from the host, where IKO created it. */
-    private mirrorIrisCrd(hostCluster: FleetCluster, cfg: FleetConfig, crdReader: CrdReader | undefined, onKarmada: KarmadaContext): CrdMirror {
+    private mirrorIrisCrd(hostCluster: FleetCluster, timeoutSeconds: number, crdReader: CrdReader | undefined, onKarmada: KarmadaContext): CrdMirror {
         return new CrdMirror(
             "iris-crd",
             {
@@ -224,7 +217,7 @@ export class Fleet extends pulumi.ComponentResource {
                 sourceKubeconfig: hostCluster.kubeconfig,
                 sourceName: hostCluster.config.name,
                 sourceReady: hostCluster.irisOperator!.release.status,
-                timeoutSeconds: cfg.iko.crdWaitSeconds,
+                timeoutSeconds,
                 targetProvider: onKarmada.provider,
                 reader: crdReader,
                 targetLifecycle: onKarmada.lifecycle,
@@ -234,21 +227,20 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** Joins every cluster but the host, once IKO is on it. */
-    private joinMembers(cfg: FleetConfig, args: FleetArgs, karmada: KarmadaContext): void {
-        const narrowAfter = removedManifestsCleanup(cfg, this.karmada.kubeconfig, args.karmadaWorks, this);
+    private joinMembers(plan: FleetPlan, args: FleetArgs, karmada: KarmadaContext): void {
+        const narrowAfter = removedManifestsCleanup(plan.config, this.karmada.kubeconfig, args.karmadaWorks, this);
         const target = {
             ...karmada,
             kubeconfig: this.karmada.kubeconfig,
             clusterNamespace: this.karmada.clusterNamespace,
-            hostName: this.hostName,
             existingVersion: args.existingKarmadaVersion,
             agentReadyWaiter: args.agentReadyWaiter,
         };
-        const gate = syncModeGate(cfg, this.karmada.kubeconfig, args.liveMembers, this);
-        for (const cluster of Object.values(this.clusters)) {
-            if (cluster.config.karmadaHost) continue;
+        const gate = syncModeGate(plan.config, this.karmada.kubeconfig, args.liveMembers, this);
+        for (const m of plan.members) {
+            const cluster = this.clusters[m.name];
             const joining = { ...cluster, joinAfter: cluster.irisOperator ? [cluster.irisOperator] : [] };
-            this.members[cluster.config.name] = joinMember(joining, cfg, { ...target, gate }, narrowAfter, { parent: this });
+            this.members[m.name] = joinMember(joining, plan, { ...target, gate }, narrowAfter, { parent: this });
         }
     }
 
@@ -256,23 +248,15 @@ export class Fleet extends pulumi.ComponentResource {
      * The ClusterTaintPolicy for the members failover placements name, once they are joined; none
      * without failover placement, so that other fleets keep Karmada's plain behaviour.
      */
-    private failoverTaints(cfg: FleetConfig, karmada: KarmadaContext): KarmadaFailover | undefined {
-        const members = failoverMembers(cfg);
-        if (members.length === 0) return undefined;
+    private failoverTaints(plan: FleetPlan, karmada: KarmadaContext): KarmadaFailover | undefined {
+        const members = plan.failoverMembers;
+        if (!plan.failover) return undefined;
         return new KarmadaFailover("failover", { members, karmada }, { parent: this, dependsOn: members.map((m) => this.members[m].cluster) });
     }
 
     /** Namespaces the workloads and Secrets live in, made in Karmada, which propagates them to every member. */
-    private namespaces(cfg: FleetConfig, karmada: KarmadaContext): k8s.core.v1.Namespace[] {
-        const names = [
-            ...new Set([
-                ...cfg.irisClusters.map((i) => i.namespace),
-                ...cfg.secrets.map((s) => s.namespace),
-                ...cfg.configMaps.map((c) => c.namespace),
-                ...cfg.manifests.flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
-            ]),
-        ].filter((n) => n !== "default");
-        return names.map(
+    private namespaces(plan: FleetPlan, karmada: KarmadaContext): k8s.core.v1.Namespace[] {
+        return plan.namespaces.map(
             (ns) =>
                 new k8s.core.v1.Namespace(
                     `karmada-ns-${ns}`,
@@ -291,19 +275,19 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** The synced Secrets, when the config has any. */
     private syncSecrets(
-        cfg: FleetConfig,
+        plan: FleetPlan,
         secretValues: FleetArgs["secretValues"],
         karmada: KarmadaContext,
         namespaces: pulumi.Resource[],
     ): SecretSync | undefined {
-        if (cfg.secrets.length === 0) return undefined;
+        if (plan.secrets.length === 0) return undefined;
         return new SecretSync(
             "secrets",
             {
                 // A Secret an IrisCluster names and no placement places follows that IrisCluster only.
-                secrets: cfg.secrets.map((s) => ({ config: s, values: secretValues[s.fromConfig], ...dependencyPlacement(cfg, "Secret", s) })),
+                secrets: plan.secrets.map((s) => ({ ...s, values: secretValues[s.config.fromConfig] })),
                 karmada,
-                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+                tolerateFailoverTaint: plan.failover,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
             { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
@@ -311,14 +295,14 @@ export class Fleet extends pulumi.ComponentResource {
     }
 
     /** The ConfigMaps, when the config has any; most travel only as dependencies of IrisClusters. */
-    private federateConfigMaps(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
-        if (cfg.configMaps.length === 0) return undefined;
+    private federateConfigMaps(plan: FleetPlan, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
+        if (plan.configMaps.length === 0) return undefined;
         return new FederatedConfigMaps(
             "config-maps",
             {
-                configMaps: cfg.configMaps.map((c) => ({ config: c, ...dependencyPlacement(cfg, "ConfigMap", c) })),
+                configMaps: plan.configMaps,
                 karmada,
-                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+                tolerateFailoverTaint: plan.failover,
             },
             // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
             { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
@@ -329,17 +313,14 @@ export class Fleet extends pulumi.ComponentResource {
      * The objects of `kamino:manifests`, when the config has any: after their namespaces and after
      * Karmada's rights on every member (narrow access widens to their kinds), which they outlive.
      */
-    private federateManifests(cfg: FleetConfig, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
-        if (cfg.manifests.length === 0) return undefined;
+    private federateManifests(plan: FleetPlan, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
+        if (plan.manifests.length === 0) return undefined;
         return new FederatedManifests(
             "manifests",
             {
-                manifests: cfg.manifests.map((m) => ({
-                    config: m,
-                    targetClusters: m.placement.mode === "failover" ? m.placement.clusterNames! : resolvePlacement(cfg.clusters, m.placement),
-                })),
+                manifests: plan.manifests,
                 karmada,
-                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+                tolerateFailoverTaint: plan.failover,
             },
             {
                 parent: this,
@@ -350,23 +331,21 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** One federated IrisCluster, after everything it needs and IKO on its targets; destroyed before the joins. */
     private federate(
-        ic: IrisClusterConfig,
-        cfg: FleetConfig,
+        ic: IrisClusterPlan,
+        plan: FleetPlan,
         karmada: KarmadaContext,
         prerequisites: pulumi.Resource[],
         runningWaiter?: RunningWaiter,
     ): FederatedIrisCluster {
-        // In failover mode, the list in its order: first choice first.
-        const targets = ic.placement.mode === "failover" ? ic.placement.clusterNames! : resolvePlacement(cfg.clusters, ic.placement);
-        const targetOperators = targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
+        const targetOperators = ic.targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
         return new FederatedIrisCluster(
-            ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
+            ic.resourceName,
             {
-                config: ic,
+                config: ic.config,
                 karmada,
-                targetClusters: targets,
+                targetClusters: ic.targets,
                 waitForRunning: runningWaiter,
-                tolerateFailoverTaint: failoverMembers(cfg).length > 0,
+                tolerateFailoverTaint: plan.failover,
             },
             { parent: this, dependsOn: [...prerequisites, ...targetOperators] },
         );

@@ -2,7 +2,7 @@
 // can run the whole stack from a stack file with mocks.
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, DEFAULTS, FleetConfig, loadFleetConfig } from "./config";
+import { CONFIG_NAMESPACE, ConfigEnvironment, ConfigError, DEFAULTS, FleetConfig, FleetPlan, loadFleetConfig, resolveFleetPlan } from "./config";
 import { detectionFlags } from "./karmada/failover/detection";
 import { imageTag } from "./karmada/members/pull-agent";
 import { CrdReader } from "./karmada/control-plane/crd-mirror";
@@ -48,27 +48,27 @@ export interface KaminoStackOptions extends ConfigEnvironment {
  */
 export async function kaminoProgram(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
     try {
-        const config = checkedConfig(raw, opts);
-        if (!pulumi.runtime.isDryRun() && needsFailoverReadiness(config)) {
+        const plan = checkedPlan(raw, opts);
+        const config = plan.config;
+        if (!pulumi.runtime.isDryRun() && needsFailoverReadiness(plan)) {
             const probe = (opts.karmadaProbe ?? liveProbe)(config);
             const { problems, notes } = await failoverReadiness(probe, detectionFlags(config.karmada.failureDetectionSeconds).controllerManager);
             if (problems.length > 0) throw new FailoverReadinessError(problems);
             for (const n of notes) pulumi.log.warn(n);
         }
-        if (!pulumi.runtime.isDryRun() && needsManifestKindCheck(config)) {
+        if (!pulumi.runtime.isDryRun() && needsManifestKindCheck(plan)) {
             const discover = (opts.karmadaDiscovery ?? ((c: FleetConfig) => liveDiscovery(fs.readFileSync(c.karmada.existingKubeconfigPath!, "utf8"))))(config);
             const problems = await manifestKindProblems(config.manifests, discover);
             if (problems.length > 0) throw new ManifestKindError(problems);
         }
         // Once per run, before anything: a cloud Karmada whose state sits in a file on this machine.
-        const installsOn = config.karmada.existingKubeconfigPath === undefined ? config.clusters.find((c) => c.karmadaHost)?.provider : undefined;
-        const backendWarning = stateBackendWarning(currentBackendUrl(opts.backendSources ?? systemBackendSources()), installsOn);
+        const backendWarning = stateBackendWarning(currentBackendUrl(opts.backendSources ?? systemBackendSources()), plan.karmada.installsOn);
         if (backendWarning) pulumi.log.warn(backendWarning);
-        const existingKarmadaVersion = needsExistingKarmadaVersion(config)
+        const existingKarmadaVersion = needsExistingKarmadaVersion(plan)
             ? await (opts.existingKarmadaVersion ?? liveExistingKarmadaVersion)(config)
             : undefined;
-        if (needsExistingKarmadaVersion(config) && !existingKarmadaVersion) throw new ConfigError([agentImageProblem]);
-        return buildStack(config, { ...opts, knownKarmadaVersion: existingKarmadaVersion });
+        if (needsExistingKarmadaVersion(plan) && !existingKarmadaVersion) throw new ConfigError([agentImageProblem]);
+        return buildStack(plan, { ...opts, knownKarmadaVersion: existingKarmadaVersion });
     } catch (e) {
         if (e instanceof ConfigError || e instanceof PreflightError || e instanceof FailoverReadinessError || e instanceof ManifestKindError)
             throw new pulumi.RunError(e.message);
@@ -90,11 +90,11 @@ function liveProbe(cfg: FleetConfig): KarmadaProbe {
  * a promise the program awaits: on `up`, that every federated IrisCluster runs on its members.
  */
 export function kaminoStack(raw: Record<string, string>, opts: KaminoStackOptions = {}) {
-    return buildStack(checkedConfig(raw, opts), opts);
+    return buildStack(checkedPlan(raw, opts), opts);
 }
 
-/** The validated config, once this machine can run it; throws ConfigError or PreflightError. */
-function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): FleetConfig {
+/** The plan of the validated config, once this machine can run it; throws ConfigError or PreflightError. */
+function checkedPlan(raw: Record<string, string>, opts: KaminoStackOptions): FleetPlan {
     const config = loadFleetConfig(raw, {
         pathExists: opts.pathExists ?? ((p) => fs.existsSync(p)),
         readFile: opts.readFile ?? ((p) => fs.readFileSync(p, "utf8")),
@@ -102,15 +102,14 @@ function checkedConfig(raw: Record<string, string>, opts: KaminoStackOptions): F
     });
     // Before the Fleet, like config errors: a machine that cannot run the stack gets every fix at
     // once and nothing created. Checks that spawn processes wait for `up`.
-    assertPreflight(config, { ...systemPreflightEnvironment(), ...opts.preflight }, { dryRun: pulumi.runtime.isDryRun() });
-    return config;
+    const plan = resolveFleetPlan(config);
+    assertPreflight(plan, { ...systemPreflightEnvironment(), ...opts.preflight }, { dryRun: pulumi.runtime.isDryRun() });
+    return plan;
 }
 
 /** True when Pull members need the version of an existing Karmada for their agent's image. */
-const needsExistingKarmadaVersion = (cfg: FleetConfig) =>
-    cfg.karmada.existingKubeconfigPath !== undefined &&
-    cfg.karmada.agentImage === undefined &&
-    cfg.clusters.some((c) => !c.karmadaHost && c.syncMode === "Pull");
+const needsExistingKarmadaVersion = (plan: FleetPlan) =>
+    plan.karmada.source === "existing" && plan.config.karmada.agentImage === undefined && plan.members.some((c) => c.syncMode === "Pull");
 
 const agentImageProblem =
     "kamino:karmada.agentImage is missing: Kamino cannot tell the version of the existing Karmada (no karmada-controller-manager Deployment with a tagged image on the Karmada host), " +
@@ -124,11 +123,12 @@ async function liveExistingKarmadaVersion(cfg: FleetConfig): Promise<string | un
     return image ? imageTag(image) : undefined;
 }
 
-function buildStack(config: FleetConfig, opts: KaminoStackOptions & { knownKarmadaVersion?: string }) {
+function buildStack(plan: FleetPlan, opts: KaminoStackOptions & { knownKarmadaVersion?: string }) {
+    const config = plan.config;
     const fleet = new Fleet(
         "kamino",
         {
-            config,
+            plan,
             secretValues: secretConfigValues(config, new pulumi.Config(CONFIG_NAMESPACE)),
             crdReader: opts.crdReader,
             runningWaiter: opts.runningWaiter,
@@ -152,9 +152,9 @@ function buildStack(config: FleetConfig, opts: KaminoStackOptions & { knownKarma
         syncedSecrets: fleet.secretSync?.targets ?? {},
         configMaps: fleet.configMaps?.targets ?? {},
         manifests: fleet.manifests?.targets ?? {},
-        commands: checkCommands(config),
+        commands: checkCommands(plan),
     };
-    return { config, fleet, outputs, running: fleet.running };
+    return { config, plan, fleet, outputs, running: fleet.running };
 }
 
 /** Reads every secret config key the fleet config references, as secret outputs. */
@@ -164,15 +164,15 @@ export function secretConfigValues(cfg: FleetConfig, config: pulumi.Config): Rec
 }
 
 /** Commands (kubectl, kind, pulumi) a user can paste to see what the stack did. */
-export function checkCommands(cfg: FleetConfig): Record<string, string> {
+export function checkCommands(plan: FleetPlan): Record<string, string> {
     const kubeconfigOf = (name: string) => {
-        const c = cfg.clusters.find((x) => x.name === name)!;
-        return c.provider === "kind"
-            ? `kind get kubeconfig --name ${cfg.kindNamePrefix}${name} > ${name}.kubeconfig`
+        const c = plan.clusters.find((x) => x.name === name)!;
+        return c.kind
+            ? `kind get kubeconfig --name ${c.kind.clusterName} > ${name}.kubeconfig`
             : `pulumi stack output kubeconfigs --show-secrets --json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0, "utf8"))["${name}"])' > ${name}.kubeconfig`;
     };
     const karmada = KARMADA_KUBECTL;
-    const members = cfg.clusters.filter((c) => !c.karmadaHost);
+    const members = plan.members;
     const out: Record<string, string> = {
         "1-karmada-kubeconfig": "pulumi stack output karmadaKubeconfig --show-secrets > karmada.kubeconfig",
         "2-members-ready": `${karmada} get clusters`,

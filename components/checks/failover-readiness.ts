@@ -2,7 +2,7 @@
 // failover flags itself when it installs the chart; an existing control plane is configured by its
 // owner, and a ClusterTaintPolicy it is not set up for would never fire. Checked on `up`, before any
 // resource exists, so that the user learns which flag is missing instead of finding out in an outage.
-import { failoverMembers, FleetConfig, KAMINO_FEATURE_GATES } from "../config";
+import { FleetPlan, KAMINO_FEATURE_GATES } from "../config";
 import { ClusterTaintPolicy } from "../crds";
 import {
     commandArgs,
@@ -179,4 +179,4 @@ export function liveKarmadaProbe(karmadaKubeconfig: string, hostKubeconfig: stri
 }
 
 /** True when the config needs the check: failover placement on a Karmada that Kamino did not install. */
-export const needsFailoverReadiness = (cfg: FleetConfig) => cfg.karmada.existingKubeconfigPath !== undefined && failoverMembers(cfg).length > 0;
+export const needsFailoverReadiness = (plan: FleetPlan) => plan.karmada.source === "existing" && plan.failover;

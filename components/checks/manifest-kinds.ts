@@ -3,7 +3,7 @@
 // "no matches for kind", naming no file. Karmada's API is the one asked; a member that lacks a kind
 // Karmada has is reported by Karmada itself, in the object's ResourceBinding and Work (the apply
 // fails there), which docs/configuration.md tells the user to read.
-import { CONFIG_NAMESPACE, manifestObjectId, ManifestConfig, ManifestObject } from "../config";
+import { CONFIG_NAMESPACE, FleetPlan, manifestObjectId, ManifestConfig, ManifestObject } from "../config";
 import { ApiResource, apiResources } from "../live/kube-read";
 
 /** The kinds the Karmada API serves in one group version (undefined: not served at all); injected so tests can answer. */
@@ -84,5 +84,4 @@ export const liveDiscovery =
  * Karmada's and IrisCluster until a manifest's CRD adds more; there the provider reports a missing
  * kind when it creates the object.
  */
-export const needsManifestKindCheck = (cfg: { manifests: ManifestConfig[]; karmada: { existingKubeconfigPath?: string } }) =>
-    cfg.manifests.length > 0 && cfg.karmada.existingKubeconfigPath !== undefined;
+export const needsManifestKindCheck = (plan: FleetPlan) => plan.manifests.length > 0 && plan.karmada.source === "existing";

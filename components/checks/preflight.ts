@@ -6,7 +6,7 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
-import { CONFIG_NAMESPACE, FleetConfig } from "../config";
+import { CONFIG_NAMESPACE, FleetPlan } from "../config";
 
 /**
  * The oldest kind Kamino accepts. Every kind config field Kamino writes (v1alpha4 `nodes[].role`,
@@ -251,14 +251,15 @@ export interface PreflightPlan {
     chartPath: string;
 }
 
-/** Reads the plan from a validated config. */
-export function preflightPlan(cfg: FleetConfig): PreflightPlan {
-    const kindClusters = cfg.clusters.filter((c) => c.provider === "kind").map((c) => `${cfg.kindNamePrefix}${c.name}`);
-    const host = cfg.clusters.find((c) => c.karmadaHost);
+/** What this machine must offer the fleet a plan describes. */
+export function preflightPlan(plan: FleetPlan): PreflightPlan {
+    const cfg = plan.config;
+    const kindClusters = plan.clusters.flatMap((c) => (c.kind ? [c.kind.clusterName] : []));
+    const host = plan.host;
     const karmadaPort =
-        host?.provider === "kind" && cfg.karmada.existingKubeconfigPath === undefined
+        host.kind && host.hostsKarmadaChart
             ? {
-                  kindName: `${cfg.kindNamePrefix}${host.name}`,
+                  kindName: host.kind.clusterName,
                   containerPort: cfg.karmada.apiServerNodePort,
                   hostPort: cfg.karmada.apiServerHostPort,
                   listenAddress: "127.0.0.1",
@@ -278,9 +279,9 @@ export function preflight(plan: PreflightPlan, env: PreflightEnvironment, opts: 
     return problems;
 }
 
-/** Runs preflight for a config and throws PreflightError listing every problem. */
-export function assertPreflight(cfg: FleetConfig, env: PreflightEnvironment, opts: PreflightOptions): void {
-    const problems = preflight(preflightPlan(cfg), env, opts);
+/** Runs preflight for a fleet plan and throws PreflightError listing every problem. */
+export function assertPreflight(plan: FleetPlan, env: PreflightEnvironment, opts: PreflightOptions): void {
+    const problems = preflight(preflightPlan(plan), env, opts);
     if (problems.length > 0) throw new PreflightError(problems);
 }
 

@@ -2,7 +2,7 @@
 // the step of the Fleet that turns a cluster's config into a provider, a kubeconfig and IKO.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, FleetConfig, gkePrivateNodes } from "../config";
+import { ClusterConfig, ClusterPlan, FleetConfig, gkePrivateNodes, KindNames } from "../config";
 import { RegistryCredentials } from "../common/secret-data";
 import { Cilium } from "./cilium";
 import { ExistingCluster } from "./existing-cluster";
@@ -35,19 +35,12 @@ export interface FleetCluster {
     irisOperator?: IrisOperator;
 }
 
-/** Where a cluster stands in the fleet, beyond its own config. */
-export interface FleetClusterPlace {
-    /** It hosts the Karmada chart: a kind host maps the Karmada API's NodePort to this machine. */
-    hostsHelmKarmada: boolean;
-    /** Its index among the fleet's kind clusters, which picks its default subnets. */
-    kindIndex: number;
-}
-
-/** The cluster a config entry declares, created (kind, GKE) or adopted (existing). */
-export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: FleetClusterPlace, opts: pulumi.ComponentResourceOptions): FleetCluster {
+/** The cluster a plan entry declares, created (kind, GKE) or adopted (existing). */
+export function createFleetCluster(plan: ClusterPlan, cfg: FleetConfig, opts: pulumi.ComponentResourceOptions): FleetCluster {
+    const c = plan.config;
     switch (c.provider) {
         case "kind":
-            return createKind(c, cfg, place, opts);
+            return createKind(c, plan.kind!, plan.hostsKarmadaChart, cfg, opts);
         case "gke":
             return createGke(c, cfg, opts);
         case "existing": {
@@ -67,21 +60,22 @@ export function createFleetCluster(c: ClusterConfig, cfg: FleetConfig, place: Fl
 /** A kind cluster on this machine, at its default subnets unless the config gives them. */
 function createKind(
     c: Extract<ClusterConfig, { provider: "kind" }>,
+    names: KindNames,
+    hostsKarmadaChart: boolean,
     cfg: FleetConfig,
-    place: FleetClusterPlace,
     opts: pulumi.ComponentResourceOptions,
 ): FleetCluster {
-    const subnets = defaultSubnets(place.kindIndex);
+    const subnets = defaultSubnets(names.index);
     const kind = new KindCluster(
         c.name,
         {
-            kindName: `${cfg.kindNamePrefix}${c.name}`,
+            kindName: names.clusterName,
             workers: c.workers,
             nodeImage: c.nodeImage,
             podSubnet: c.podSubnet ?? subnets.podSubnet,
             serviceSubnet: c.serviceSubnet ?? subnets.serviceSubnet,
             // The Karmada API's NodePort must be mapped when the node container is created.
-            portMappings: place.hostsHelmKarmada
+            portMappings: hostsKarmadaChart
                 ? [
                       {
                           containerPort: cfg.karmada.apiServerNodePort,

@@ -31,6 +31,8 @@ export type {
 export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_PLACEHOLDER, showValue } from "./problems";
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
+export { kindNames, resolveFleetPlan } from "./plan";
+export type { ClusterPlan, DependencyPlan, FleetPlan, IrisClusterPlan, KarmadaPlan, KindNames } from "./plan";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
 export { checkKarmadaHost, gkePrivateNodes, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
 export { checkEtcdBackup, checkEtcdZones, gkeNodeZones, GKE_DEFAULT_REGIONAL_ZONES } from "./karmada-etcd";

@@ -2,7 +2,7 @@
 // ikodr, the ClusterTaintPolicy that makes a dead member's IrisCluster move, and the Karmada flags
 // behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
 import * as pulumi from "@pulumi/pulumi";
-import { loadFleetConfig } from "../../components/config";
+import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { FAILOVER_TAINT } from "../../components/karmada/failover/failover";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
@@ -34,7 +34,7 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         fleet = new Fleet(
             "kamino",
             {
-                config,
+                plan: resolveFleetPlan(config),
                 secretValues: {},
                 crdReader: fakeCrdReader(),
                 runningWaiter: fakeRunningWaiter(waits),

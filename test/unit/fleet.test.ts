@@ -1,7 +1,7 @@
 // The Fleet beyond the seed: a host with five members, the destroy order, and config errors
 // that stop the program before anything is registered.
 import * as pulumi from "@pulumi/pulumi";
-import { loadFleetConfig } from "../../components/config";
+import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
@@ -29,7 +29,7 @@ describe("a host and five members", () => {
         const config = loadFleetConfig(raw(bigFleet), { pathExists: () => true });
         fleet = new Fleet(
             "kamino",
-            { config, secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() },
+            { plan: resolveFleetPlan(config), secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() },
             {
                 // Legacy transformations are inherited by every child and see resource options.
                 transformations: [(a) => (seen.push(a), undefined)],

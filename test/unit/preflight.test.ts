@@ -18,7 +18,7 @@ import {
     preflightPlan,
     probePortSync,
 } from "../../components/checks/preflight";
-import { loadFleetConfig } from "../../components/config";
+import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, FIXTURE_CHART, MockRun, stackConfig } from "../support/mocks";
 import { healthyMachine, StandinHost } from "../support/standins";
@@ -177,7 +177,7 @@ describe("IKO chart", () => {
 describe("what the stack uses is what is checked", () => {
     const dev = () => loadFleetConfig(stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } }));
     test("the dev stack: both kind clusters, the Karmada port on its host", () => {
-        expect(preflightPlan(dev())).toEqual({
+        expect(preflightPlan(resolveFleetPlan(dev()))).toEqual({
             kindClusters: ["ikofett", "ikoclone"],
             karmadaPort: { kindName: "ikofett", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" },
             chartPath: FIXTURE_CHART,
@@ -193,12 +193,12 @@ describe("what the stack uses is what is checked", () => {
                 throw new Error("no port to probe");
             },
         };
-        expect(preflight(preflightPlan(cfg), env, { dryRun: false })).toEqual([]);
+        expect(preflight(preflightPlan(resolveFleetPlan(cfg)), env, { dryRun: false })).toEqual([]);
         expect(calls).toEqual([]);
     });
     test("preview checks the chart only: no process runs", () => {
         const calls: string[] = [];
-        const plan = { ...preflightPlan(dev()), chartPath: "./nowhere" };
+        const plan = { ...preflightPlan(resolveFleetPlan(dev())), chartPath: "./nowhere" };
         expect(preflight(plan, healthyMachine(calls), { dryRun: true }).map((p) => p.check)).toEqual(["iko-chart"]);
         expect(calls).toEqual([]);
     });

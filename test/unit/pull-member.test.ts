@@ -4,7 +4,7 @@
 import * as forge from "node-forge";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
-import { ConfigError, loadFleetConfig } from "../../components/config";
+import { ConfigError, loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { Fleet } from "../../components/fleet";
 import {
     drainAndDeleteCluster,
@@ -358,7 +358,7 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         fleet = new Fleet(
             "kamino",
             {
-                config,
+                plan: resolveFleetPlan(config),
                 secretValues: {},
                 crdReader: fakeCrdReader(),
                 runningWaiter: fakeRunningWaiter(),

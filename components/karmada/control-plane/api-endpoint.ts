@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { isIP } from "net";
 import { APISERVER_POD_LABELS } from "./chart-values";
 import { withServer } from "../../common/kubeconfig";
-import { DEFAULTS, Endpoint, FleetConfig, GkeClusterConfig } from "../../config";
+import { DEFAULTS, FleetPlan, GkeClusterConfig } from "../../config";
 import type { KarmadaHelmInstall } from "./control-plane";
 
 /** Name of Kamino's load balancer Service in the host's `karmada-system`. */
@@ -99,11 +99,12 @@ const DEFAULT_BACKUP = {
  * (those of the private members that join by Pull, whose agents dial Karmada from there).
  */
 export function publishedInstall(
-    cfg: FleetConfig,
-    endpoint: Endpoint | undefined,
+    plan: FleetPlan,
     at: { gcpProvider?: pulumi.ProviderResource; egress: pulumi.Output<string[]>[]; parent: pulumi.Resource },
 ): NonNullable<KarmadaHelmInstall["published"]> {
-    const host = cfg.clusters.find((c) => c.karmadaHost)!;
+    const cfg = plan.config;
+    const host = plan.host.config;
+    const endpoint = plan.karmada.endpoint;
     const k = cfg.karmada;
     const gke = host.provider === "gke" ? host : undefined;
     const { backup, ...etcd } = k.etcd ?? { backup: undefined };

@@ -3,7 +3,7 @@
 // the member (member-access.ts) either way.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, DEFAULTS, FleetConfig } from "../../config";
+import { ClusterConfig, DEFAULTS, FleetConfig, FleetPlan } from "../../config";
 import { describeError, kubeRequest } from "../../live/kube-read";
 import { detectionFlags } from "../failover/detection";
 import { KarmadaMember } from "./member";
@@ -37,8 +37,6 @@ export interface JoinTarget extends KarmadaContext {
     kubeconfig: pulumi.Output<string>;
     /** `karmada-cluster` in the Karmada API (Push credentials). */
     clusterNamespace: pulumi.Output<string>;
-    /** The cluster that hosts Karmada. */
-    hostName: string;
     /** The version of an existing Karmada, for the agent's image. */
     existingVersion?: string;
     /**
@@ -137,21 +135,22 @@ export function memberAccessFor(cfg: FleetConfig): MemberAccessPlan {
     });
 }
 
-/** The agent image of Pull members: the stack's, else Karmada's own at the control plane's version. */
-export function agentImageFor(cfg: FleetConfig, existingVersion: string | undefined): string | undefined {
-    const version = cfg.karmada.existingKubeconfigPath === undefined ? cfg.karmada.chartVersion : existingVersion;
-    return cfg.karmada.agentImage ?? (version ? `${DEFAULTS.karmadaAgentImage}:${version}` : undefined);
+/** The agent image of Pull members: the stack's, else Karmada's own at the control plane's version (the chart's, or the existing one's). */
+export function agentImageFor(plan: FleetPlan, existingVersion: string | undefined): string | undefined {
+    const version = plan.karmada.knownVersion ?? existingVersion;
+    return plan.config.karmada.agentImage ?? (version ? `${DEFAULTS.karmadaAgentImage}:${version}` : undefined);
 }
 
 /** Joins one member in its sync mode, once IKO is on it. */
 export function joinMember(
     cluster: JoiningCluster,
-    cfg: FleetConfig,
+    plan: FleetPlan,
     karmada: JoinTarget,
     narrowAfter: pulumi.Output<unknown> | undefined,
     opts: pulumi.ComponentResourceOptions,
 ): FleetMember {
     const c = cluster.config;
+    const cfg = plan.config;
     const common = {
         clusterName: c.name,
         memberProvider: cluster.provider,
@@ -168,7 +167,7 @@ export function joinMember(
     };
     if (c.syncMode !== "Pull")
         return new KarmadaMember(`${c.name}-member`, { ...common, karmadaClusterNamespace: karmada.clusterNamespace, gate: karmada.gate }, opts);
-    const agentImage = agentImageFor(cfg, karmada.existingVersion);
+    const agentImage = agentImageFor(plan, karmada.existingVersion);
     if (!agentImage) {
         throw new Error(
             `Kamino cannot tell the version of the existing Karmada for the agent of '${c.name}'; set kamino:karmada.agentImage (e.g. ${DEFAULTS.karmadaAgentImage}:v1.18.2)`,
@@ -177,9 +176,8 @@ export function joinMember(
     // A kind host publishes the Karmada API on a NodePort of its node container, on the kind network;
     // any other Karmada is reached where its kubeconfig says: the load balancer or kamino:karmada.endpoint
     // (config/sync-mode.ts refuses a loopback address).
-    const kindHost = cfg.karmada.existingKubeconfigPath === undefined && cfg.clusters.some((h) => h.karmadaHost && h.provider === "kind");
-    const agentServer = kindHost
-        ? pulumi.output(`https://${cfg.kindNamePrefix}${karmada.hostName}-control-plane:${cfg.karmada.apiServerNodePort}`)
+    const agentServer = plan.karmada.kindNetworkServer
+        ? pulumi.output(plan.karmada.kindNetworkServer)
         : pulumi.unsecret(karmada.kubeconfig.apply((kc) => karmadaServer(kc).server));
     return new KarmadaPullMember(
         `${c.name}-member`,

@@ -1,0 +1,186 @@
+// The fleet plan: the facts a validated config implies, derived once (each cluster's role, kind
+// names and sync mode; where Karmada comes from and how it is reached; where each IrisCluster,
+// Secret, ConfigMap and manifest goes; which members fail over). Components and checks read the
+// plan instead of deriving the same facts again from the config. Pure, like the rest of config/.
+import { CheckedConfig } from "./context";
+import { dependencyPlacement } from "./dependencies";
+import { failoverMembers } from "./failover";
+import { Endpoint, parseEndpoint } from "./karmada-host";
+import { resolvePlacement } from "./placement";
+import { ClusterConfig, ConfigMapConfig, FleetConfig, IrisClusterConfig, ManifestConfig, SecretConfig } from "./schema";
+
+/** A kind cluster's names on this machine. */
+export interface KindNames {
+    /** The kind cluster's name: `kamino:kindNamePrefix` + the cluster's name. */
+    clusterName: string;
+    /** Its control-plane node container, also its host name on the `kind` network. */
+    controlPlaneNode: string;
+    /** Its index among the fleet's kind clusters, which picks its default subnets. */
+    index: number;
+}
+
+/** One cluster as the fleet sees it: its config and the facts derived from it. */
+export interface ClusterPlan {
+    /** The cluster as configured. */
+    config: ClusterConfig;
+    /** Its name in the stack config and in Karmada. */
+    name: string;
+    /** Whether it hosts Karmada or is one of its members. */
+    role: "karmada-host" | "member";
+    /** How a member is synced (Push by default); absent on the host. */
+    syncMode?: "Push" | "Pull";
+    /** Its names on this machine, for a kind cluster. */
+    kind?: KindNames;
+    /** Kamino installs Karmada's chart on it (so a kind host maps the Karmada API's NodePort). */
+    hostsKarmadaChart: boolean;
+}
+
+/** The Karmada this fleet uses, as the config implies it. */
+export interface KarmadaPlan {
+    /** `chart`: Kamino installs Karmada on the host; `existing`: a control plane that runs already. */
+    source: "chart" | "existing";
+    /** The cluster hosting Karmada. */
+    hostName: string;
+    /** Karmada's name for its own control plane: `karmada-<host>`. */
+    clusterIdentifier: string;
+    /** The existing Karmada's kubeconfig file, when `source` is `existing`. */
+    existingKubeconfigPath?: string;
+    /** `kamino:karmada.endpoint`, parsed. */
+    endpoint?: Endpoint;
+    /** The provider of the cluster Kamino installs Karmada on; absent for an existing Karmada. */
+    installsOn?: ClusterConfig["provider"];
+    /** The version Pull members' agents run at when the config alone tells it (an installed chart). */
+    knownVersion?: string;
+    /** On a kind host Kamino installs: the Karmada API as Pull agents reach it on the `kind` network. */
+    kindNetworkServer?: string;
+}
+
+/** One IrisCluster entry and where it goes. */
+export interface IrisClusterPlan {
+    /** The entry as configured. */
+    config: IrisClusterConfig;
+    /** `namespace/name`: its key in stack outputs. */
+    id: string;
+    /** The component's name: the IrisCluster's name, prefixed by its namespace outside `default`. */
+    resourceName: string;
+    /** The members it goes to; in failover mode the list in its order, first choice first. */
+    targets: string[];
+}
+
+/** Where a Secret or ConfigMap entry goes. */
+export interface DependencyPlan<C> {
+    /** The entry as configured. */
+    config: C;
+    /** It has a policy of its own (else it only follows the IrisClusters naming it). */
+    ownPlacement: boolean;
+    /** Every member it may reach, in fleet order. */
+    targetClusters: string[];
+}
+
+/** Everything a validated config implies, derived once. */
+export interface FleetPlan {
+    /** The validated config the plan was made from. */
+    config: FleetConfig;
+    /** Every cluster, in config order. */
+    clusters: ClusterPlan[];
+    /** The Karmada host. */
+    host: ClusterPlan;
+    /** Every cluster but the host, in config order. */
+    members: ClusterPlan[];
+    /** The Karmada this fleet uses. */
+    karmada: KarmadaPlan;
+    /** The members some failover placement names, in first-seen order: the ones Karmada taints. */
+    failoverMembers: string[];
+    /** Some placement is in failover mode: Karmada's failover taint is tolerated by everything placed. */
+    failover: boolean;
+    /** The namespaces Kamino makes in Karmada (every namespace the config uses but `default`). */
+    namespaces: string[];
+    /** Each IrisCluster entry with its targets. */
+    irisClusters: IrisClusterPlan[];
+    /** Each Secret entry with its placement. */
+    secrets: DependencyPlan<SecretConfig>[];
+    /** Each ConfigMap entry with its placement. */
+    configMaps: DependencyPlan<ConfigMapConfig>[];
+    /** Each manifest entry with the members it goes to. */
+    manifests: { config: ManifestConfig; targetClusters: string[] }[];
+}
+
+/** The plan of a validated config. */
+export function resolveFleetPlan(config: FleetConfig): FleetPlan {
+    const clusters = clusterPlans(config);
+    const host = clusters.find((c) => c.role === "karmada-host")!;
+    const failover = failoverMembers(config);
+    return {
+        config,
+        clusters,
+        host,
+        members: clusters.filter((c) => c.role === "member"),
+        karmada: karmadaPlan(config, host),
+        failoverMembers: failover,
+        failover: failover.length > 0,
+        namespaces: fleetNamespaces(config),
+        irisClusters: config.irisClusters.map((ic) => ({
+            config: ic,
+            id: `${ic.namespace}/${ic.name}`,
+            resourceName: ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
+            targets: placedOn(config, ic.placement),
+        })),
+        secrets: config.secrets.map((s) => ({ config: s, ...dependencyPlacement(config, "Secret", s) })),
+        configMaps: config.configMaps.map((c) => ({ config: c, ...dependencyPlacement(config, "ConfigMap", c) })),
+        manifests: config.manifests.map((m) => ({ config: m, targetClusters: placedOn(config, m.placement) })),
+    };
+}
+
+/** The plan of each cluster, kind clusters numbered in config order. */
+function clusterPlans(config: FleetConfig): ClusterPlan[] {
+    const installsChart = config.karmada.existingKubeconfigPath === undefined;
+    let kindIndex = 0;
+    return config.clusters.map((c) => ({
+        config: c,
+        name: c.name,
+        role: c.karmadaHost ? "karmada-host" : "member",
+        syncMode: c.karmadaHost ? undefined : c.syncMode,
+        kind: c.provider === "kind" ? kindNames(config.kindNamePrefix, c.name, kindIndex++) : undefined,
+        hostsKarmadaChart: installsChart && c.karmadaHost,
+    }));
+}
+
+/** A kind cluster's names; kind calls its first node `<cluster>-control-plane`. */
+export function kindNames(prefix: string, name: string, index: number): KindNames {
+    const clusterName = `${prefix}${name}`;
+    return { clusterName, controlPlaneNode: `${clusterName}-control-plane`, index };
+}
+
+function karmadaPlan(config: FleetConfig, host: ClusterPlan): KarmadaPlan {
+    const k = config.karmada;
+    const existing = k.existingKubeconfigPath !== undefined;
+    // Validated already: a bad endpoint never reaches a plan.
+    const endpoint = k.endpoint !== undefined ? (parseEndpoint(k.endpoint) as Endpoint) : undefined;
+    return {
+        source: existing ? "existing" : "chart",
+        hostName: host.name,
+        clusterIdentifier: `karmada-${host.name}`,
+        existingKubeconfigPath: k.existingKubeconfigPath,
+        endpoint,
+        installsOn: existing ? undefined : host.config.provider,
+        knownVersion: existing ? undefined : k.chartVersion,
+        kindNetworkServer: !existing && host.kind ? `https://${host.kind.controlPlaneNode}:${k.apiServerNodePort}` : undefined,
+    };
+}
+
+/** The members a placement puts an entry on: a failover list as given (its order matters), else every member it selects. */
+function placedOn(config: FleetConfig, placement: IrisClusterConfig["placement"] | ManifestConfig["placement"]): string[] {
+    return placement.mode === "failover" ? placement.clusterNames! : resolvePlacement(config.clusters, placement);
+}
+
+/** Every namespace the config's objects live in, but `default`, first-seen order. */
+function fleetNamespaces(config: Pick<CheckedConfig, "irisClusters" | "secrets" | "configMaps" | "manifests">): string[] {
+    return [
+        ...new Set([
+            ...(config.irisClusters ?? []).map((i) => i.namespace),
+            ...(config.secrets ?? []).map((s) => s.namespace),
+            ...(config.configMaps ?? []).map((c) => c.namespace),
+            ...(config.manifests ?? []).flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
+        ]),
+    ].filter((n) => n !== "default");
+}
