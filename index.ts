@@ -35,6 +35,8 @@ export = async () => {
         configMaps: outputs.configMaps,
         /** For each object of `kamino:manifests` (`Kind[.group] namespace/name`), the members it goes to. */
         manifests: outputs.manifests,
+        /** For each IrisCluster with an IRIS mirror (`namespace/name`): its members' roles and IrisClusters, and a promotion in force. */
+        mirrors: outputs.mirrors,
         /** Ready-to-paste commands that show the result. */
         commands: outputs.commands,
     };

@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import { FleetPlan, IrisClusterPlan } from "./config";
+import { FleetPlan, GkeClusterConfig, IrisClusterPlan, MirrorPlan } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
 import { IrisCluster } from "./crds";
@@ -23,6 +23,9 @@ import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
 import { KarmadaContext } from "./common/karmada-context";
 import { SecretSync } from "./federation/secret-sync";
+import { IrisMirror, mirrorEndpoints } from "./federation/iris-mirror";
+import { ClusterMeshCa, fleetClusterMeshValues } from "./clusters/cluster-mesh";
+import { internalLoadBalancerAnnotations, reserveInternalAddress } from "./clusters/gke-internal-address";
 
 /** The CRD IKO creates and Karmada must know before it accepts IrisCluster templates. */
 export const IRIS_CRD = "irisclusters.intersystems.com";
@@ -73,8 +76,8 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly members: Record<string, FleetMember> = {};
     /** The IrisCluster CRD in the Karmada API. */
     public readonly crdMirror: CrdMirror;
-    /** The federated IrisClusters, keyed `namespace/name`. */
-    public readonly irisClusters: Record<string, FederatedIrisCluster> = {};
+    /** The federated IrisClusters (an IRIS mirror's across its members), keyed `namespace/name`. */
+    public readonly irisClusters: Record<string, FederatedIrisCluster | IrisMirror> = {};
     /** The synced Secrets, when the config has any. */
     public readonly secretSync?: SecretSync;
     /** The ConfigMaps from `kamino:configMaps`, when the config has any. */
@@ -106,7 +109,10 @@ export class Fleet extends pulumi.ComponentResource {
         const pullCredentials = cfg.iko.imagePullSecretFromConfig
             ? (args.secretValues[cfg.iko.imagePullSecretFromConfig] as pulumi.Output<unknown> as pulumi.Output<RegistryCredentials>)
             : undefined;
-        for (const cluster of Object.values(this.clusters)) installAddOns(cluster, cfg, pullCredentials, this);
+        // Cilium ClusterMesh between the kind members of IRIS mirrors, under one CA.
+        const meshCa = Object.keys(plan.clusterMesh).length > 0 ? new ClusterMeshCa("cluster-mesh-ca", { parent: this }) : undefined;
+        const meshValues = meshCa ? fleetClusterMeshValues(plan, { cert: meshCa.caCrt, key: meshCa.caKey }) : {};
+        for (const cluster of Object.values(this.clusters)) installAddOns(cluster, cfg, pullCredentials, this, meshValues[cluster.config.name]);
 
         // 3. Karmada on the host (or an existing control plane).
         const hostCluster = this.clusters[plan.host.name];
@@ -140,7 +146,10 @@ export class Fleet extends pulumi.ComponentResource {
             ...(this.configMaps ? [this.configMaps] : []),
             ...(this.failover ? [this.failover] : []),
         ];
-        for (const ic of plan.irisClusters) this.irisClusters[ic.id] = this.federate(ic, plan, onKarmada, prerequisites, args.runningWaiter);
+        for (const ic of plan.irisClusters)
+            this.irisClusters[ic.id] = ic.mirror
+                ? this.federateMirror({ ...ic, mirror: ic.mirror }, plan, onKarmada, prerequisites, args.runningWaiter)
+                : this.federate(ic, plan, onKarmada, prerequisites, args.runningWaiter);
         this.running = Promise.all(Object.entries(this.irisClusters).map(async ([id, f]) => [id, f.running ? await f.running : undefined] as const)).then(
             (runs) => Object.fromEntries(runs.filter((r): r is readonly [string, string[]] => r[1] !== undefined)),
         );
@@ -348,6 +357,34 @@ export class Fleet extends pulumi.ComponentResource {
                 tolerateFailoverTaint: plan.failover,
             },
             { parent: this, dependsOn: [...prerequisites, ...targetOperators] },
+        );
+    }
+
+    /** An IRIS mirror across its members: each member's IrisCluster pinned, reachable from the others. */
+    private federateMirror(
+        ic: IrisClusterPlan & { mirror: MirrorPlan },
+        plan: FleetPlan,
+        karmada: KarmadaContext,
+        prerequisites: pulumi.Resource[],
+        runningWaiter?: RunningWaiter,
+    ): IrisMirror {
+        const reserve = (member: string, addressName: string) => {
+            const cluster = this.clusters[member];
+            const reserved = reserveInternalAddress(cluster.config as GkeClusterConfig, cluster.gcpProvider, addressName, this);
+            return { ip: reserved.ip, annotations: internalLoadBalancerAnnotations(reserved.name) };
+        };
+        const operators = ic.targets.map((t) => this.clusters[t].irisOperator).filter((o): o is IrisOperator => o !== undefined);
+        return new IrisMirror(
+            ic.resourceName,
+            {
+                irisCluster: ic,
+                endpoints: mirrorEndpoints(ic.mirror, ic.config.namespace, reserve),
+                configSource: plan.configMaps.find((c) => c.config.name === ic.config.configSource && c.config.namespace === ic.config.namespace)?.config,
+                karmada,
+                waitForRunning: runningWaiter,
+                tolerateFailoverTaint: plan.failover,
+            },
+            { parent: this, dependsOn: [...prerequisites, ...operators] },
         );
     }
 }

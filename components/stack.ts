@@ -152,9 +152,34 @@ function buildStack(plan: FleetPlan, opts: KaminoStackOptions & { knownKarmadaVe
         syncedSecrets: fleet.secretSync?.targets ?? {},
         configMaps: fleet.configMaps?.targets ?? {},
         manifests: fleet.manifests?.targets ?? {},
+        mirrors: mirrorOutputs(plan),
         commands: checkCommands(plan),
     };
     return { config, plan, fleet, outputs, running: fleet.running };
+}
+
+/** Each IRIS mirror (`namespace/name`): its members' roles and IrisClusters, for `npm run promote`, `failback` and `status`. */
+export function mirrorOutputs(plan: FleetPlan) {
+    return Object.fromEntries(
+        plan.irisClusters.flatMap((ic) =>
+            ic.mirror
+                ? [
+                      [
+                          ic.id,
+                          {
+                              name: ic.mirror.name,
+                              primary: ic.mirror.pair.member,
+                              pair: ic.mirror.pair.irisClusterName,
+                              drAsync: Object.fromEntries(ic.mirror.drAsync.map((d) => [d.member, d.irisClusterName])),
+                              ...(ic.mirror.config.promoted ? { promoted: ic.mirror.config.promoted } : {}),
+                              ...(ic.mirror.config.rejoin ? { rejoin: true } : {}),
+                              configIndex: ic.mirror.configIndex,
+                          },
+                      ],
+                  ]
+                : [],
+        ),
+    );
 }
 
 /** Reads every secret config key the fleet config references, as secret outputs. */

@@ -4,6 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterConfig, ClusterPlan, FleetConfig, gkePrivateNodes, KindNames } from "../config";
 import { RegistryCredentials } from "../common/secret-data";
+import { mergeValues, Values } from "../common/values";
 import { Cilium } from "./cilium";
 import { ExistingCluster } from "./existing-cluster";
 import { IrisOperator } from "./iris-operator";
@@ -135,19 +136,26 @@ function createGke(c: Extract<ClusterConfig, { provider: "gke" }>, cfg: FleetCon
     };
 }
 
-/** Cilium on kind clusters (GKE has Dataplane V2), then IKO, on one cluster; they go with it. */
+/** Cilium on kind clusters (GKE has Dataplane V2) with `ciliumValues` of Kamino's, then IKO, on one cluster; they go with it. */
 export function installAddOns(
     cluster: FleetCluster,
     cfg: FleetConfig,
     pullCredentials: pulumi.Output<RegistryCredentials> | undefined,
     parent: pulumi.Resource,
+    ciliumValues: Values = {},
 ): void {
     const addonOpts = { parent, deletedWith: cluster.lifecycle };
     const cilium = (cluster.cilium =
         cluster.config.provider === "kind"
             ? new Cilium(
                   `${cluster.config.name}-cilium`,
-                  { provider: cluster.provider, version: cfg.cilium.version, repo: cfg.cilium.repo, values: cfg.cilium.values },
+                  // Kamino's values for this cluster (ClusterMesh, when it is a kind mirror member) under the stack's.
+                  {
+                      provider: cluster.provider,
+                      version: cfg.cilium.version,
+                      repo: cfg.cilium.repo,
+                      values: mergeValues(ciliumValues, cfg.cilium.values ?? {}),
+                  },
                   addonOpts,
               )
             : undefined);

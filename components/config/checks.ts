@@ -12,6 +12,7 @@ import { checkSecretSource, secretSourceKeys } from "./secrets";
 import { checkKarmadaEtcd, checkKarmadaHost } from "./karmada-host";
 import { checkEtcdBackup, checkEtcdZones } from "./karmada-etcd";
 import { checkSyncModes } from "./sync-mode";
+import { checkMirrors } from "./mirror";
 
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./context";
 
@@ -269,6 +270,7 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkIrisClusters,
     checkPlacements,
     checkFailoverPlacements,
+    checkMirrors,
     checkSecrets,
     checkConfigMaps,
     checkDependencyReferences,

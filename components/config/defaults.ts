@@ -21,6 +21,10 @@ export const DEFAULTS = {
      * absorbs short blips; docs/disaster-recovery.md has the measured timeline behind this value.
      */
     failoverAfterSeconds: 10,
+    /** The IRIS mirror IKO configures for a mirrored IrisCluster (`ConfigMirror:Name=IRISMIRROR1`, notes/iris-dr.md). */
+    irisMirrorName: "IRISMIRROR1",
+    /** The mirrored database IKO creates beside it (`MirrorDBName`), upper-cased as IRIS names databases. */
+    irisMirrorDatabase: "IRISCLUSTER",
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
     karmadaChartVersion: "v1.15.0",

@@ -4,7 +4,7 @@
 import { CONFIG_NAMESPACE } from "./defaults";
 import { resolvePlacement } from "./placement";
 import { ConfigPath, Problem } from "./problems";
-import { ConfigMapConfig, FleetConfig, IrisClusterConfig, PlacementConfig } from "./schema";
+import { ConfigMapConfig, FleetConfig, IrisClusterConfig, MirrorConfig, PlacementConfig } from "./schema";
 import type { CheckContext, CheckedConfig } from "./context";
 
 /** One object an IrisCluster entry names, and the field (under the entry) that names it. */
@@ -53,7 +53,13 @@ export function hasOwnPlacement(entry: { placement?: unknown }, followed: boolea
 
 /** The members an IrisCluster entry may run on: its failover list, or every member its placement selects. */
 export const irisTargets = (cfg: Pick<FleetConfig, "clusters">, ic: IrisClusterConfig): string[] =>
-    ic.placement.mode === "failover" ? (ic.placement.clusterNames ?? []) : resolvePlacement(cfg.clusters, ic.placement);
+    ic.mirror ? mirrorTargets(ic.mirror) : ic.placement.mode === "failover" ? (ic.placement.clusterNames ?? []) : resolvePlacement(cfg.clusters, ic.placement);
+
+/** The members a mirror's IrisClusters run on now: the pair's (unless fenced by a promotion and not rejoining), then each DR member's. */
+export const mirrorTargets = (m: MirrorConfig): string[] => [...(pairDeclared(m) ? [m.primary] : []), ...m.drAsync];
+
+/** Kamino declares the failover pair unless a promotion fenced it and failback has not brought it back. */
+export const pairDeclared = (m: MirrorConfig): boolean => m.promoted === undefined || m.rejoin;
 
 /**
  * Where a Secret or ConfigMap entry goes: whether it has a policy of its own, and the members it

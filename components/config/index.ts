@@ -23,6 +23,7 @@ export type {
     ManifestConfig,
     ManifestEntryConfig,
     ManifestObject,
+    MirrorConfig,
     OverrideConfig,
     IrisPlacementConfig,
     PlacementConfig,
@@ -32,7 +33,8 @@ export { ConfigError, configKey, describeIssue, lookup, MAX_SHOWN_VALUE, SECRET_
 export type { ConfigPath, Problem } from "./problems";
 export { resolvePlacement } from "./placement";
 export { kindNames, resolveFleetPlan } from "./plan";
-export type { ClusterPlan, DependencyPlan, FleetPlan, IrisClusterPlan, KarmadaPlan, KindNames } from "./plan";
+export type { ClusterPlan, DependencyPlan, FleetPlan, IrisClusterPlan, KarmadaPlan, KindNames, MirrorMemberPlan, MirrorPlan } from "./plan";
+export { checkMirrors, drIrisClusterName, MAX_ASYNC_MEMBERS, mirrorNetwork } from "./mirror";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
 export { checkKarmadaHost, gkePrivateNodes, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
 export { checkEtcdBackup, checkEtcdZones, gkeNodeZones, GKE_DEFAULT_REGIONAL_ZONES } from "./karmada-etcd";
@@ -61,6 +63,8 @@ export {
     hasOwnPlacement,
     irisDependencies,
     irisTargets,
+    mirrorTargets,
+    pairDeclared,
     namedBy,
 } from "./dependencies";
 export type { DependencyRef } from "./dependencies";

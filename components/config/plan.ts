@@ -3,11 +3,12 @@
 // Secret, ConfigMap and manifest goes; which members fail over). Components and checks read the
 // plan instead of deriving the same facts again from the config. Pure, like the rest of config/.
 import { CheckedConfig } from "./context";
-import { dependencyPlacement } from "./dependencies";
+import { dependencyPlacement, irisTargets, pairDeclared } from "./dependencies";
 import { failoverMembers } from "./failover";
 import { Endpoint, parseEndpoint } from "./karmada-host";
 import { resolvePlacement } from "./placement";
-import { ClusterConfig, ConfigMapConfig, FleetConfig, IrisClusterConfig, ManifestConfig, SecretConfig } from "./schema";
+import { drIrisClusterName, mirrorNetwork } from "./mirror";
+import { ClusterConfig, ConfigMapConfig, FleetConfig, IrisClusterConfig, ManifestConfig, MirrorConfig, SecretConfig } from "./schema";
 
 /** A kind cluster's names on this machine. */
 export interface KindNames {
@@ -63,8 +64,40 @@ export interface IrisClusterPlan {
     id: string;
     /** The component's name: the IrisCluster's name, prefixed by its namespace outside `default`. */
     resourceName: string;
-    /** The members it goes to; in failover mode the list in its order, first choice first. */
+    /** The members it goes to; in failover mode the list in its order, first choice first; a mirror's, pair first. */
     targets: string[];
+    /** Its IRIS mirror across members, when it has one. */
+    mirror?: MirrorPlan;
+}
+
+/** One member of an IRIS mirror: the IrisCluster Kamino declares there and the Service the others reach it by. */
+export interface MirrorMemberPlan {
+    /** The member cluster. */
+    member: string;
+    /** `pair`: the failover pair (primary and backup); `drasync`: a DR async member. */
+    role: "pair" | "drasync";
+    /** Its IrisCluster's name: the entry's for the pair, `<name>-<member>` for a DR member. */
+    irisClusterName: string;
+    /** The Service that reaches its IRIS from the other members: `<IrisCluster>-mirror`. */
+    serviceName: string;
+    /** Kamino declares it (the pair is withdrawn while a promotion fences it). */
+    declared: boolean;
+}
+
+/** An IRIS mirror across members, as one IrisCluster entry declares it. */
+export interface MirrorPlan {
+    /** The entry's mirror config. */
+    config: MirrorConfig;
+    /** The entry's index in `kamino:irisClusters` (commands set `mirror.promoted` there). */
+    configIndex: number;
+    /** The IRIS mirror's name. */
+    name: string;
+    /** How its members reach each other: Cilium ClusterMesh (kind) or internal load balancers in one VPC (gke). */
+    network: "cluster-mesh" | "gke-internal";
+    /** The failover pair's member. */
+    pair: MirrorMemberPlan;
+    /** Each DR async member. */
+    drAsync: MirrorMemberPlan[];
 }
 
 /** Where a Secret or ConfigMap entry goes. */
@@ -97,6 +130,10 @@ export interface FleetPlan {
     namespaces: string[];
     /** Each IrisCluster entry with its targets. */
     irisClusters: IrisClusterPlan[];
+    /** Each IRIS mirror, in entry order. */
+    mirrors: MirrorPlan[];
+    /** The kind clusters Kamino meshes with Cilium ClusterMesh (members of a kind mirror), each with its peers. */
+    clusterMesh: Record<string, string[]>;
     /** Each Secret entry with its placement. */
     secrets: DependencyPlan<SecretConfig>[];
     /** Each ConfigMap entry with its placement. */
@@ -110,6 +147,14 @@ export function resolveFleetPlan(config: FleetConfig): FleetPlan {
     const clusters = clusterPlans(config);
     const host = clusters.find((c) => c.role === "karmada-host")!;
     const failover = failoverMembers(config);
+    const irisClusters = config.irisClusters.map((ic, i) => ({
+        config: ic,
+        id: `${ic.namespace}/${ic.name}`,
+        resourceName: ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
+        targets: ic.mirror ? irisTargets(config, ic) : placedOn(config, ic.placement),
+        ...(ic.mirror ? { mirror: mirrorPlan(config, ic, i) } : {}),
+    }));
+    const mirrors = irisClusters.flatMap((ic) => (ic.mirror ? [ic.mirror] : []));
     return {
         config,
         clusters,
@@ -119,12 +164,9 @@ export function resolveFleetPlan(config: FleetConfig): FleetPlan {
         failoverMembers: failover,
         failover: failover.length > 0,
         namespaces: fleetNamespaces(config),
-        irisClusters: config.irisClusters.map((ic) => ({
-            config: ic,
-            id: `${ic.namespace}/${ic.name}`,
-            resourceName: ic.namespace === "default" ? ic.name : `${ic.namespace}-${ic.name}`,
-            targets: placedOn(config, ic.placement),
-        })),
+        irisClusters,
+        mirrors,
+        clusterMesh: meshPeers(mirrors),
         secrets: config.secrets.map((s) => ({ config: s, ...dependencyPlacement(config, "Secret", s) })),
         configMaps: config.configMaps.map((c) => ({ config: c, ...dependencyPlacement(config, "ConfigMap", c) })),
         manifests: config.manifests.map((m) => ({ config: m, targetClusters: placedOn(config, m.placement) })),
@@ -183,4 +225,36 @@ function fleetNamespaces(config: Pick<CheckedConfig, "irisClusters" | "secrets" 
             ...(config.manifests ?? []).flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
         ]),
     ].filter((n) => n !== "default");
+}
+
+/** An entry's mirror: the pair's member and IrisCluster, each DR member's, and their network. */
+function mirrorPlan(config: FleetConfig, ic: IrisClusterConfig, configIndex: number): MirrorPlan {
+    const m = ic.mirror!;
+    const member = (name: string, role: MirrorMemberPlan["role"], irisClusterName: string, declared: boolean): MirrorMemberPlan => ({
+        member: name,
+        role,
+        irisClusterName,
+        serviceName: `${irisClusterName}-mirror`,
+        declared,
+    });
+    const clusters = [m.primary, ...m.drAsync].map((n) => config.clusters.find((c) => c.name === n)!);
+    return {
+        config: m,
+        configIndex,
+        name: m.name,
+        // Validated already: a mirror without a network never reaches a plan.
+        network: mirrorNetwork(clusters) as MirrorPlan["network"],
+        pair: member(m.primary, "pair", ic.name, pairDeclared(m)),
+        drAsync: m.drAsync.map((d) => member(d, "drasync", drIrisClusterName(ic.name, d), true)),
+    };
+}
+
+/** Each kind cluster in some ClusterMesh mirror, with every other member of those mirrors, in first-seen order. */
+function meshPeers(mirrors: MirrorPlan[]): Record<string, string[]> {
+    const peers: Record<string, string[]> = {};
+    for (const m of mirrors.filter((x) => x.network === "cluster-mesh")) {
+        const names = [m.pair.member, ...m.drAsync.map((d) => d.member)];
+        for (const n of names) peers[n] = [...new Set([...(peers[n] ?? []), ...names.filter((o) => o !== n)])];
+    }
+    return peers;
 }

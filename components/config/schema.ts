@@ -165,6 +165,34 @@ const overrideSchema = z
     })
     .strict();
 
+/**
+ * An IRIS mirror across members (config/mirror.ts checks it): the failover pair on `primary`, a DR
+ * async IrisCluster of its own on each `drAsync` member, each pinned where it is declared.
+ */
+const mirrorSchema = z
+    .object({
+        /** The member running the failover pair (and the arbiter, when `spec.topology.arbiter` is given). */
+        primary: z.string().min(1),
+        /** The members each running a DR async member of the mirror. */
+        drAsync: z.array(z.string().min(1)).min(1, withFix("names no member", "name the members that run a DR async copy, e.g. [ikodr]")),
+        /** The IRIS mirror's name, as the pair's IKO configures it. */
+        name: z
+            .string()
+            .regex(/^[A-Z0-9_]{1,15}$/, withFix("is not an IRIS mirror name", "use up to 15 upper-case letters, digits or '_', e.g. IRISMIRROR1"))
+            .default(DEFAULTS.irisMirrorName),
+        /** The mirrored databases the DR members create and join (`CreateDatabase ... MirrorSetName`). */
+        databases: z
+            .array(
+                z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, withFix("is not an IRIS database name", "use upper-case letters, digits or '_', e.g. IRISCLUSTER")),
+            )
+            .default([DEFAULTS.irisMirrorDatabase]),
+        /** Set by `npm run promote`: the DR member acting as primary; the pair is then withdrawn (fenced). */
+        promoted: z.string().min(1).optional(),
+        /** Set by `npm run failback`: the fenced pair comes back on `primary` as a DR async (ValidatedMember=0). */
+        rejoin: z.boolean().default(false),
+    })
+    .strict();
+
 const IRIS_IMAGE_MESSAGE = withFix("the IRIS image to run is required", "set it, e.g. containers.intersystems.com/intersystems/iris-community:2025.1");
 
 const irisClusterSchema = z
@@ -190,6 +218,8 @@ const irisClusterSchema = z
         runningTimeoutSeconds: z.number().int().min(10).max(7200).default(DEFAULTS.irisRunningTimeoutSeconds),
         /** Further IrisCluster `spec` fields, merged under the generated ones. */
         spec: z.record(z.unknown()).default({}),
+        /** An IRIS mirror across members: it decides where this IrisCluster runs (no placement). */
+        mirror: mirrorSchema.optional(),
     })
     .strict();
 
@@ -319,6 +349,7 @@ export type ConfigMapConfig = z.infer<typeof configMapSchema>;
 export type ManifestEntryConfig = z.infer<typeof manifestSchema>;
 export type IkoConfig = z.infer<typeof ikoSchema>;
 export type CiliumConfig = z.infer<typeof ciliumSchema>;
+export type MirrorConfig = z.infer<typeof mirrorSchema>;
 export type KarmadaConfig = z.infer<typeof karmadaSchema>;
 
 /** The validated fleet: what `Fleet` is built from. */

@@ -94,6 +94,9 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
             notAfter: "2027-12-01T00:00:00.000Z",
         };
     }
+    if (a.type === "pulumi-nodejs:dynamic/kamino:ClusterMeshCa" && !preview) {
+        return { ...state, caCrt: FAKE_MESH_CA_CERT, caKey: FAKE_MESH_CA_KEY };
+    }
     if (a.type === "pulumi-nodejs:dynamic/kamino:EtcdCertificates" && !preview) {
         const pem = (what: string) => `-----BEGIN ${what}-----\nFAKE-ETCD\n-----END ${what}-----\n`;
         return {
@@ -111,7 +114,11 @@ function outputsFor(a: Registered, preview: boolean): Record<string, unknown> {
     if (a.type === "gcp:compute/address:Address" && !preview) {
         return {
             ...state,
-            address: a.name.startsWith("karmada-address") ? FAKE_KARMADA_ADDRESS : fakeNatAddress(a.name),
+            address: a.name.startsWith("karmada-address")
+                ? FAKE_KARMADA_ADDRESS
+                : a.inputs.addressType === "INTERNAL"
+                  ? fakeInternalAddress(a.name)
+                  : fakeNatAddress(a.name),
             selfLink: `https://www.googleapis.com/compute/v1/projects/p/regions/r/addresses/${a.inputs.name}`,
         };
     }
@@ -141,9 +148,19 @@ export function fakeNatAddress(resourceName: string): string {
     return `35.190.${sum % 250}.${Number(/(\d+)$/.exec(resourceName)?.[1] ?? 0) + 1}`;
 }
 
+/** What the mocks answer for a reserved internal address (an IRIS mirror member's load balancer): one per name, in 10.128.0.0/16. */
+export function fakeInternalAddress(resourceName: string): string {
+    const sum = [...resourceName].reduce((n, ch) => n + ch.charCodeAt(0), 0);
+    return `10.128.${sum % 250}.${(sum % 200) + 10}`;
+}
+
 /** What the mocks answer for the keys of Karmada's etcd (EtcdCertificates): the members' and the apiservers' client key. */
 export const FAKE_ETCD_MEMBER_KEY = "FAKE-ETCD-MEMBER-KEY";
 export const FAKE_ETCD_CLIENT_KEY = "FAKE-ETCD-CLIENT-KEY";
+
+/** What the mocks answer for the ClusterMesh CA (ClusterMeshCa). */
+export const FAKE_MESH_CA_CERT = "-----BEGIN CERTIFICATE-----\nFAKE-MESH-CA\n-----END CERTIFICATE-----\n";
+export const FAKE_MESH_CA_KEY = "FAKE-MESH-CA-KEY";
 
 /** What the mocks answer for a Pull member's agent certificate. */
 export const FAKE_AGENT_CERT = "-----BEGIN CERTIFICATE-----\nFAKE-AGENT\n-----END CERTIFICATE-----\n";

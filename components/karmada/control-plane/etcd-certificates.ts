@@ -5,12 +5,11 @@
 // the last third of their life: members and apiservers trust the same CA throughout, so nothing has
 // to restart at once.
 import * as pulumi from "@pulumi/pulumi";
-import { generateKeyPairSync, randomBytes, X509Certificate } from "crypto";
+import { randomBytes, X509Certificate } from "crypto";
 import { isIP } from "net";
-import { certificateNeedsRenewal } from "../../common/certificates";
+import { certificateNeedsRenewal, Forge, issueCa, loadForge, newCertificate, newKeyPair } from "../../common/certificates";
 import { ETCD_CLIENT_CN, ETCD_PEER_CN } from "./etcd-cluster";
 
-const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Lifetime of the CA. Replacing it means restarting every member and apiserver at once, so it is long. */
 export const ETCD_CA_YEARS = 10;
 /** Lifetime of the members' and the client certificate; renewed in their last third. */
@@ -29,47 +28,8 @@ export interface EtcdCertificateSet {
     notAfter: string;
 }
 
-type Forge = typeof import("node-forge");
-type ForgeCert = import("node-forge").pki.Certificate;
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const loadForge = () => require("node-forge") as Forge;
-
-/** An RSA key from Node's crypto (native, fast), as node-forge's key pair (node-forge signs certificates; Node's crypto does not). */
-function newKeyPair(forge: Forge) {
-    const { privateKey } = generateKeyPairSync("rsa", {
-        modulusLength: 2048,
-        privateKeyEncoding: { type: "pkcs1", format: "pem" },
-        publicKeyEncoding: { type: "spki", format: "pem" },
-    });
-    const key = forge.pki.privateKeyFromPem(privateKey);
-    return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
-}
-
-function newCertificate(forge: Forge, publicKey: import("node-forge").pki.PublicKey, commonName: string, from: Date, years: number): ForgeCert {
-    const cert = forge.pki.createCertificate();
-    cert.publicKey = publicKey;
-    cert.serialNumber = "01" + randomBytes(15).toString("hex"); // positive, unique
-    cert.validity.notBefore = from;
-    cert.validity.notAfter = new Date(from.getTime() + years * YEAR_MS);
-    cert.setSubject([{ name: "commonName", value: commonName }]);
-    return cert;
-}
-
 /** A new CA for this etcd. */
-export function issueEtcdCa(now: Date): { caCrt: string; caKey: string } {
-    const forge = loadForge();
-    const keys = newKeyPair(forge);
-    const ca = newCertificate(forge, keys.publicKey, "karmada-etcd-ca", now, ETCD_CA_YEARS);
-    ca.setIssuer(ca.subject.attributes);
-    ca.setExtensions([
-        { name: "basicConstraints", cA: true, critical: true },
-        { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-        { name: "subjectKeyIdentifier" },
-    ]);
-    ca.sign(keys.privateKey, forge.md.sha256.create());
-    return { caCrt: forge.pki.certificateToPem(ca), caKey: forge.pki.privateKeyToPem(keys.privateKey) };
-}
+export const issueEtcdCa = (now: Date) => issueCa("karmada-etcd-ca", ETCD_CA_YEARS, now);
 
 /** A certificate signed by the CA: the members' (server and peer, valid for `hosts`) or the client's (no names). */
 function issueLeaf(forge: Forge, ca: { caCrt: string; caKey: string }, commonName: string, hosts: string[], now: Date): { crt: string; key: string } {
