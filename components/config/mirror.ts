@@ -21,8 +21,9 @@ export const MAX_DR_IRIS_NAME = 47;
 /** The DR IrisCluster of a mirror on one member: its own name, so StatefulSets and Services do not collide. */
 export const drIrisClusterName = (irisName: string, member: string) => `${irisName}-${member}`;
 
-/** How mirror members reach each other, by the providers of its members; a problem's reason when they cannot. */
-export function mirrorNetwork(members: ClusterConfig[]): "cluster-mesh" | "gke-internal" | string {
+/** How mirror members reach each other: addresses the stack gives, else by the providers of its members; a problem's reason when they cannot. */
+export function mirrorNetwork(members: ClusterConfig[], addresses?: Record<string, string>): "addresses" | "cluster-mesh" | "gke-internal" | string {
+    if (addresses) return "addresses";
     const providers = new Set(members.map((m) => m.provider));
     if (providers.size === 1 && providers.has("kind")) return "cluster-mesh";
     if (providers.size === 1 && providers.has("gke")) {
@@ -89,13 +90,16 @@ export function checkMirrors(cfg: CheckedConfig, { input }: CheckContext): Probl
         problems.push(...placementProblems(ic, i, input));
         problems.push(...roleProblems(m, at));
         const declared = [m.primary, ...m.drAsync].flatMap((n) => (members.has(n) ? [byName.get(n)!] : []));
-        const network = mirrorNetwork(declared);
-        if (declared.length === m.drAsync.length + 1 && network !== "cluster-mesh" && network !== "gke-internal")
+        const network = mirrorNetwork(declared, m.addresses);
+        if (declared.length === m.drAsync.length + 1 && !["addresses", "cluster-mesh", "gke-internal"].includes(network))
             problems.push({
                 path: at,
                 reason: `has no way for its members to reach each other: ${network}`,
-                fix: "mirror kind members with kind members (Kamino meshes them with Cilium ClusterMesh) or gke members with gke members in one VPC network (internal load balancers)",
+                fix:
+                    "mirror kind members with kind members (Kamino meshes them with Cilium ClusterMesh) or gke members with gke members in one VPC network (internal load balancers), " +
+                    "or give mirror.addresses: for each member, the address the others reach its IRIS at",
             });
+        problems.push(...addressProblems(m, at));
         if (network === "cluster-mesh")
             declared.forEach((c) => {
                 const kindName = `${cfg.kindNamePrefix ?? ""}${c.name}`;
@@ -129,6 +133,28 @@ function placementProblems(ic: IrisClusterConfig, i: number, input: Record<strin
             },
         ];
     return [];
+}
+
+/** Given addresses name each member of the mirror, and only those. */
+function addressProblems(m: NonNullable<IrisClusterConfig["mirror"]>, at: ConfigPath): Problem[] {
+    if (!m.addresses) return [];
+    const mirrorMembers = [m.primary, ...m.drAsync];
+    return [
+        ...Object.keys(m.addresses)
+            .filter((k) => !mirrorMembers.includes(k))
+            .map((k) => ({
+                path: [...at, "addresses", k],
+                reason: "is not a member of this mirror",
+                fix: `give addresses for ${mirrorMembers.join(", ")} only`,
+            })),
+        ...mirrorMembers
+            .filter((n) => m.addresses![n] === undefined)
+            .map((n) => ({
+                path: [...at, "addresses"],
+                reason: `gives no address for '${n}'`,
+                fix: `add ${n}: <the address the other members reach its IRIS at>`,
+            })),
+    ];
 }
 
 /** `promoted` names one of the DR members; `rejoin` follows a promotion. */

@@ -92,8 +92,8 @@ export interface MirrorPlan {
     configIndex: number;
     /** The IRIS mirror's name. */
     name: string;
-    /** How its members reach each other: Cilium ClusterMesh (kind) or internal load balancers in one VPC (gke). */
-    network: "cluster-mesh" | "gke-internal";
+    /** How its members reach each other: Cilium ClusterMesh (kind), internal load balancers in one VPC (gke), or addresses the stack gives. */
+    network: "addresses" | "cluster-mesh" | "gke-internal";
     /** The failover pair's member. */
     pair: MirrorMemberPlan;
     /** Each DR async member. */
@@ -243,7 +243,7 @@ function mirrorPlan(config: FleetConfig, ic: IrisClusterConfig, configIndex: num
         configIndex,
         name: m.name,
         // Validated already: a mirror without a network never reaches a plan.
-        network: mirrorNetwork(clusters) as MirrorPlan["network"],
+        network: mirrorNetwork(clusters, m.addresses) as MirrorPlan["network"],
         pair: member(m.primary, "pair", ic.name, pairDeclared(m)),
         drAsync: m.drAsync.map((d) => member(d, "drasync", drIrisClusterName(ic.name, d), true)),
     };

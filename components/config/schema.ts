@@ -186,6 +186,11 @@ const mirrorSchema = z
                 z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, withFix("is not an IRIS database name", "use upper-case letters, digits or '_', e.g. IRISCLUSTER")),
             )
             .default([DEFAULTS.irisMirrorDatabase]),
+        /**
+         * The address the other members dial for each member's IRIS (an IP or a DNS name on a network they
+         * share), when Kamino cannot make one: existing clusters, or any network of the user's own.
+         */
+        addresses: z.record(z.string().min(1)).optional(),
         /** Set by `npm run promote`: the DR member acting as primary; the pair is then withdrawn (fenced). */
         promoted: z.string().min(1).optional(),
         /** Set by `npm run failback`: the fenced pair comes back on `primary` as a DR async (ValidatedMember=0). */

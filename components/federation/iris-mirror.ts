@@ -9,10 +9,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
+import { isIP } from "net";
 import { ConfigMapConfig, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
 import { PropagationPolicy } from "../crds";
 import { FederatedIrisCluster } from "./federated-iris";
 import { configMapData, KAMINO_CONFIG_MAP_LABEL } from "./config-maps";
+import { SKIP_AWAIT } from "./manifests";
 import { RunningWaiter } from "../live/iris-running";
 import { inheritedDependsOn } from "../common/options";
 import { mergeValues } from "../common/values";
@@ -38,6 +40,8 @@ export interface MirrorEndpoint {
     /** Service type and annotations. */
     type: "ClusterIP" | "LoadBalancer";
     annotations: Record<string, pulumi.Input<string>>;
+    /** The address asked of the member's load balancer (a user's IP: MetalLB and most others honour the field). */
+    loadBalancerIP?: string;
 }
 
 /** Arguments of an IrisMirror. */
@@ -99,9 +103,10 @@ export function memberIrisConfig(entry: IrisClusterConfig, member: MirrorMemberP
 }
 
 /** The Service other members reach one member's IRIS through; the pair's selects its primary only. */
-export function mirrorServiceSpec(member: MirrorMemberPlan, endpoint: Pick<MirrorEndpoint, "type">): k8s.types.input.core.v1.ServiceSpec {
+export function mirrorServiceSpec(member: MirrorMemberPlan, endpoint: Pick<MirrorEndpoint, "type" | "loadBalancerIP">): k8s.types.input.core.v1.ServiceSpec {
     return {
         type: endpoint.type,
+        ...(endpoint.loadBalancerIP ? { loadBalancerIP: endpoint.loadBalancerIP } : {}),
         selector: {
             "intersystems.com/name": member.irisClusterName,
             "intersystems.com/component": "data",
@@ -187,7 +192,15 @@ export class IrisMirror extends pulumi.ComponentResource {
         const endpoint = args.endpoints[m.member];
         new k8s.core.v1.Service(
             `${name}-${m.member}-mirror-service`,
-            { metadata: { name: m.serviceName, namespace, annotations: endpoint.annotations }, spec: mirrorServiceSpec(m, endpoint) },
+            {
+                metadata: {
+                    name: m.serviceName,
+                    namespace,
+                    // A template in Karmada: no load balancer serves it there (manifests.ts, SKIP_AWAIT).
+                    annotations: { ...endpoint.annotations, ...SKIP_AWAIT },
+                },
+                spec: mirrorServiceSpec(m, endpoint),
+            },
             child,
         );
         new PropagationPolicy(
@@ -220,6 +233,13 @@ export function mirrorEndpoints(
     return Object.fromEntries(
         [mirror.pair, ...mirror.drAsync].map((m) => {
             if (mirror.network === "cluster-mesh") return [m.member, clusterMeshEndpoint(m, namespace, mirror)];
+            // An address of the user's: the member's load balancer is asked for it where it is an IP.
+            const given = mirror.config.addresses?.[m.member];
+            if (given !== undefined)
+                return [
+                    m.member,
+                    { address: given, propagateTo: [m.member], type: "LoadBalancer", annotations: {}, ...(isIP(given) ? { loadBalancerIP: given } : {}) },
+                ];
             const reserved = reserve(m.member, gcpName(`${m.member}-${namespace}-${m.serviceName}`));
             return [m.member, { address: reserved.ip, propagateTo: [m.member], type: "LoadBalancer", annotations: reserved.annotations }];
         }),

@@ -42,6 +42,23 @@ export const licenseSecretId = (opts: Pick<LoopbackStackOptions, "licensed"> = {
 /** The clusters a loopback stack declares: a LoopbackFleet's, or its host and Karmada with other members (real nodes'). */
 export type StackClusters = Pick<LoopbackFleet, "host" | "hostKubeconfig" | "members" | "karmadaKubeconfig">;
 
+/**
+ * The keys that make a stack of a loopback fleet's API servers as existing clusters, Karmada's
+ * existing control plane, the fixture IKO chart and no Helm waits (no pods run on loopback); a suite
+ * adds its own objects.
+ */
+export function existingFleetKeys(fleet: StackClusters): Record<string, unknown> {
+    return {
+        "kamino:clusters": [
+            { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: fleet.hostKubeconfig },
+            ...fleet.members.map((m) => ({ name: m.name, provider: "existing", kubeconfigPath: m.kubeconfig })),
+        ],
+        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
+        "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
+        "kamino:testing": { skipAwait: true },
+    };
+}
+
 /** A stack of the sandbox's project on the loopback fleet. */
 export async function loopbackStack(sandbox: EngineSandbox, fleet: StackClusters, name: string, opts: LoopbackStackOptions = {}) {
     const dev = YAML.parse(fs.readFileSync(opts.irisClustersFrom ?? "Pulumi.dev.yaml", "utf8")).config;

@@ -7,6 +7,7 @@
 import { DEPENDENCIES_MEMBERS, dependenciesSuite } from "./suites/dependencies";
 import { FAILOVER_MEMBERS, failoverSuite } from "./suites/failover";
 import { MEMBER_ACCESS_MEMBERS, memberAccessSuite } from "./suites/member-access";
+import { MIRROR_MEMBERS, mirrorSuite } from "./suites/mirror";
 import { PREVIEW_DIFF_MEMBERS, previewDiffSuite } from "./suites/preview-diff";
 import { PULL_MEMBERS_MEMBERS, pullMembersSuite } from "./suites/pull-members";
 import { sharedFleet } from "./scaffold/shared-fleet";
@@ -17,12 +18,13 @@ const MEMBERS = ["ikoclone", "ikoclone2"];
 const shared = sharedFleet({ hostName: "ikofett", members: MEMBERS });
 
 test("every suite here expects the shared fleet's members", () => {
-    for (const names of [MEMBER_ACCESS_MEMBERS, DEPENDENCIES_MEMBERS, PULL_MEMBERS_MEMBERS, PREVIEW_DIFF_MEMBERS, FAILOVER_MEMBERS])
+    for (const names of [MEMBER_ACCESS_MEMBERS, DEPENDENCIES_MEMBERS, MIRROR_MEMBERS, PULL_MEMBERS_MEMBERS, PREVIEW_DIFF_MEMBERS, FAILOVER_MEMBERS])
         expect([...names].sort()).toEqual(MEMBERS);
 });
 
 describe("member access", () => memberAccessSuite(shared));
 describe("dependencies", () => dependenciesSuite(shared));
+describe("mirror", () => mirrorSuite(shared));
 describe("pull members", () => pullMembersSuite(shared));
 describe("failover", () => failoverSuite(shared));
 describe("preview diffs", () => previewDiffSuite(shared));

@@ -25,6 +25,7 @@ import {
     stackConfig,
     valueOf,
 } from "../support/mocks";
+import { runStack } from "../support/stack-under-mocks";
 import { healthyMachine } from "../support/standins";
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
@@ -373,15 +374,7 @@ test("a zonal gke host: the address is reserved in the zone's region", async () 
         clusters: [gke("hub", { karmadaHost: true, region: undefined, zone: "us-central1-b" }), gke("m", { syncMode: "Pull" })],
         karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { zoneSpread: "preferred" } },
     });
-    const run = new MockRun(false);
-    await run.install(config, [], "zonal");
-    kaminoStack(config, {
-        crdReader: fakeCrdReader(),
-        preflight: healthyMachine(),
-        runningWaiter: fakeRunningWaiter(),
-        agentReadyWaiter: fakeAgentReadyWaiter(),
-    });
-    await run.settle();
+    const { run } = await runStack(config, { stack: "zonal" });
     expect(run.get("gcp:compute/address:Address", "karmada-address-ip").inputs).toMatchObject({ name: "hub-karmada-api", project: "p", region: "us-central1" });
 }, 60_000);
 
@@ -436,15 +429,7 @@ test("five etcd members on a StorageClass of the stack's choice: five in the Sta
         clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })],
         karmada: { authorizedNetworks: ["203.0.113.0/24"], etcd: { members: 5, volumeSize: "20Gi", storageClass: "premium-rwo", zoneSpread: "preferred" } },
     });
-    const run = new MockRun(false);
-    await run.install(config, [], "five");
-    kaminoStack(config, {
-        crdReader: fakeCrdReader(),
-        preflight: healthyMachine(),
-        runningWaiter: fakeRunningWaiter(),
-        agentReadyWaiter: fakeAgentReadyWaiter(),
-    });
-    await run.settle();
+    const { run } = await runStack(config, { stack: "five" });
     const spec = run.get("kubernetes:apps/v1:StatefulSet", "karmada-etcd-members").inputs.spec;
     expect(spec).toMatchObject({
         replicas: 5,

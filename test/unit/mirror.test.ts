@@ -18,6 +18,7 @@ import {
     plain,
     stackConfig,
 } from "../support/mocks";
+import { runStack } from "../support/stack-under-mocks";
 import { healthyMachine } from "../support/standins";
 
 const IMAGE = "containers.intersystems.com/intersystems/iris:2025.1";
@@ -124,6 +125,23 @@ describe("mirror config: refused before any resource, naming key and fix", () =>
         );
     });
 
+    test("existing clusters reach each other at addresses the stack gives, for every member and only those", () => {
+        const existing = {
+            "kamino:clusters": [
+                { name: "ikofett", provider: "kind", karmadaHost: true },
+                { name: "ikoclone", provider: "existing", kubeconfigPath: "a" },
+                { name: "ikodr", provider: "existing", kubeconfigPath: "b" },
+            ],
+        };
+        expect(problemsOf(drWith({ primary: "ikoclone", drAsync: ["ikodr"], addresses: { ikoclone: "10.0.0.5", ikodr: "10.1.0.5" } }, {}, existing))).toBe("");
+        expect(problemsOf(drWith({ primary: "ikoclone", drAsync: ["ikodr"], addresses: { ikoclone: "10.0.0.5" } }, {}, existing))).toMatch(
+            /kamino:irisClusters\[1\]\.mirror\.addresses = .*gives no address for 'ikodr'.*fix: add ikodr: /,
+        );
+        expect(problemsOf(drWith({ primary: "ikoclone", drAsync: ["ikodr"], addresses: { ikoclone: "a", ikodr: "b", ikomars: "c" } }, {}, existing))).toContain(
+            'kamino:irisClusters[1].mirror.addresses.ikomars = "c": is not a member of this mirror',
+        );
+    });
+
     test("a DR IrisCluster name that another entry has, or too long for IKO's StatefulSet", () => {
         const raw = stackConfig("Pulumi.dr.yaml", {
             "kamino:iko": { chartPath: FIXTURE_CHART },
@@ -222,7 +240,7 @@ describe.each([false, true])("a kind mirror in the dr stack (preview: %s)", (pre
         const services = run.kind("Service").filter((s) => /-mirror$/.test(s.inputs.metadata.name));
         expect(services.map((s) => s.inputs.metadata.name).sort()).toEqual(["iris-ikodr-mirror", "iris-mirror"]);
         for (const s of services) {
-            expect(s.inputs.metadata.annotations).toEqual({ "service.cilium.io/global": "true" });
+            expect(s.inputs.metadata.annotations).toEqual({ "service.cilium.io/global": "true", "pulumi.com/skipAwait": "true" });
             expect(s.inputs.spec.ports.map((p: { port: number }) => p.port)).toEqual([1972, 2188, 52773]);
             const policy = run.kind("PropagationPolicy").find((p) => p.inputs.metadata.name === `${s.inputs.metadata.name}-propagate`)!;
             expect(plain(policy.inputs.spec.placement.clusterAffinity)).toEqual({ clusterNames: ["ikoclone", "ikodr"] });
@@ -270,14 +288,7 @@ describe.each([false, true])("a kind mirror in the dr stack (preview: %s)", (pre
 });
 
 describe("after a promotion", () => {
-    const runFenced = async (mirror: Record<string, unknown>) => {
-        const run = new MockRun(false);
-        const raw = drWith(mirror);
-        await run.install(raw, [], "dr");
-        const stack = kaminoStack(raw, fakes);
-        await run.settle();
-        return { run, stack };
-    };
+    const runFenced = (mirror: Record<string, unknown>) => runStack(drWith(mirror), { stack: "dr" });
 
     test("fenced: the pair is not declared (Karmada withdraws it from ikoclone), the promoted DR member stays as it was", async () => {
         const { run, stack } = await runFenced({ primary: "ikoclone", drAsync: ["ikodr"], promoted: "ikodr" });
@@ -294,6 +305,21 @@ describe("after a promotion", () => {
         expect(plain(run.kind("IrisCluster").find((r) => r.inputs.metadata.name === "iris")!.inputs.spec.configSource)).toEqual({ name: "iris-mirror" });
         const cm = run.kind("ConfigMap").find((c) => c.inputs.metadata.name === "iris-mirror")!;
         expect(plain(cm.inputs.data)).toEqual({ "data.cpf": "[MirrorMember]\nValidatedMember=0\n" });
+    });
+});
+
+describe("a mirror at addresses the stack gives", () => {
+    test("each member's IRIS behind a load balancer asked for its address; the DR member dials the pair's", async () => {
+        const { run } = await runStack(drWith({ primary: "ikoclone", drAsync: ["ikodr"], addresses: { ikoclone: "10.0.0.5", ikodr: "iris-dr.example.com" } }), {
+            stack: "dr",
+        });
+        const service = (name: string) => run.kind("Service").find((s) => s.inputs.metadata.name === name)!.inputs.spec;
+        expect(service("iris-mirror")).toMatchObject({ type: "LoadBalancer", loadBalancerIP: "10.0.0.5" });
+        expect(service("iris-ikodr-mirror").loadBalancerIP).toBeUndefined();
+        const cm = run.kind("ConfigMap").find((c) => c.inputs.metadata.name === "iris-ikodr-mirror")!;
+        expect((plain(cm.inputs.data) as Record<string, string>)["data.cpf"]).toContain("Primary=10.0.0.5\n");
+        // No ClusterMesh for a network of the user's own.
+        expect(run.ofType("pulumi-nodejs:dynamic/kamino:ClusterMeshCa")).toEqual([]);
     });
 });
 

@@ -6,6 +6,7 @@ import { currentBackendUrl, stateBackendWarning } from "../../components/checks/
 import { etcdBackupAccountId, etcdBackupBucketName, etcdBackupLocation } from "../../components/karmada/control-plane/etcd-backup";
 import { kaminoProgram, kaminoStack } from "../../components/stack";
 import { fakeAgentReadyWaiter, fakeCrdReader, fakeNatAddress, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, stackConfig } from "../support/mocks";
+import { runStack } from "../support/stack-under-mocks";
 import { healthyMachine } from "../support/standins";
 
 const fakes = { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter(), agentReadyWaiter: fakeAgentReadyWaiter() };
@@ -119,10 +120,7 @@ describe("the prod stack's GCP side", () => {
 
 test("the gcp stack (Karmada on kind) is unchanged where the issue does not ask: its GKE member keeps public nodes and can be destroyed; its control plane gets the listed networks", async () => {
     const config = stackConfig("Pulumi.gcp.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
-    const run = new MockRun(false);
-    await run.install(config, [], "gcp");
-    kaminoStack(config, fakes);
-    await run.settle();
+    const { run } = await runStack(config, { stack: "gcp" });
     const [gke] = run.ofType("gcp:container/cluster:Cluster");
     expect(gke.inputs.deletionProtection).toBe(false);
     expect(gke.inputs).not.toHaveProperty("privateClusterConfig");

@@ -15,9 +15,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
-import { kaminoStack } from "../../components/stack";
-import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, stackConfig } from "../support/mocks";
-import { healthyMachine } from "../support/standins";
+import { FIXTURE_CHART, stackConfig } from "../support/mocks";
+import { runStack } from "../support/stack-under-mocks";
 
 const URN_DIR = path.join(__dirname, "__urns__");
 const UPDATE = process.env.KAMINO_UPDATE_URNS === "1";
@@ -37,23 +36,20 @@ function engineUrn(stack: string, project: string, parent: string | undefined, t
 
 /** Builds a stack under mocks and returns every URN it registered, in the order they were registered. */
 async function urnsOf(stack: string, preview: boolean): Promise<string[]> {
-    const run = new MockRun(preview);
     const config = stackConfig(`Pulumi.${stack}.yaml`, { "kamino:iko": { chartPath: FIXTURE_CHART } });
-    await run.install(config, [], stack);
-    const monitor = pulumi.runtime.getMonitor() as unknown as UrnNamingMonitor;
     const urns: string[] = [];
-    monitor.newUrn = (parent, type, name) => {
-        const urn = engineUrn(stack, "kamino", parent, type, name);
-        urns.push(urn);
-        return urn;
-    };
-    kaminoStack(config, {
-        crdReader: fakeCrdReader(),
-        preflight: healthyMachine(),
-        runningWaiter: fakeRunningWaiter(),
-        agentReadyWaiter: fakeAgentReadyWaiter(),
+    await runStack(config, {
+        preview,
+        stack,
+        beforeProgram: () => {
+            const monitor = pulumi.runtime.getMonitor() as unknown as UrnNamingMonitor;
+            monitor.newUrn = (parent, type, name) => {
+                const urn = engineUrn(stack, "kamino", parent, type, name);
+                urns.push(urn);
+                return urn;
+            };
+        },
     });
-    await run.settle();
     return urns;
 }
 

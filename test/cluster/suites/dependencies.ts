@@ -17,6 +17,7 @@ import { EngineSandbox } from "../../support/engine";
 import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
+import { existingFleetKeys } from "../loopback-stack";
 
 const TARGET = "ikoclone2";
 const OTHER = "ikoclone";
@@ -106,13 +107,7 @@ class Watcher {
 
 function stackConfig(opts: { pullNamed: boolean; manifest?: boolean }): Record<string, unknown> {
     return {
-        "kamino:clusters": [
-            { name: fleet.host.name, provider: "existing", karmadaHost: true, kubeconfigPath: fleet.hostKubeconfig },
-            ...fleet.members.map((m) => ({ name: m.name, provider: "existing", kubeconfigPath: m.kubeconfig })),
-        ],
-        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig },
-        "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
-        "kamino:testing": { skipAwait: true },
+        ...existingFleetKeys(fleet),
         "kamino:irisClusters": [
             {
                 name: "iris",

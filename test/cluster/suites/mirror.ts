@@ -1,0 +1,114 @@
+// An IRIS mirror across the shared fleet's two members (real engine, real Karmada, IKO played by the
+// harness, waiting for what each IrisCluster mounts): the failover pair pinned on one member, the DR
+// IrisCluster on the other with the merge file that joins it to the mirror at the pair's address,
+// each member's mirror Service only where its pods are. Then what a promotion leaves in the stack
+// (`mirror.promoted`): the pair withdrawn from its member by Karmada while the DR member's objects
+// stay exactly as they were; then failback's first step (`mirror.rejoin`): the pair back on its
+// member, its configSource carrying ValidatedMember=0. Members are existing clusters, so the stack
+// gives the addresses they reach each other at (`mirror.addresses`).
+import { EngineSandbox } from "../../support/engine";
+import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
+import { SuiteReport } from "../scaffold/report";
+import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
+import { existingFleetKeys } from "../loopback-stack";
+
+const PRIMARY = "ikoclone";
+const DR = "ikoclone2";
+/** The members of the shared fleet. */
+export const MIRROR_MEMBERS = [PRIMARY, DR];
+const NS = "mirror";
+const WAIT = { timeoutMs: 120_000, intervalMs: 500 };
+const ADDRESSES = { [PRIMARY]: "10.250.0.5", [DR]: "10.250.1.5" };
+
+type Obj = KubeObject & { data?: Record<string, string>; spec?: Record<string, any>; status?: { phase?: string } };
+const iris = (name: string) => resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: NS, name });
+const configMap = (name: string) => resourcePath("v1", "configmaps", { namespace: NS, name });
+const service = (name: string) => resourcePath("v1", "services", { namespace: NS, name });
+
+let fleet: LoopbackFleet;
+let sandbox: EngineSandbox;
+let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
+let report: SuiteReport;
+const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
+
+function stackConfig(mirror: Record<string, unknown>): Record<string, unknown> {
+    return {
+        ...existingFleetKeys(fleet),
+        "kamino:irisClusters": [
+            {
+                name: "iris",
+                namespace: NS,
+                image: "containers.intersystems.com/intersystems/iris:2025.1",
+                mirror: { primary: PRIMARY, drAsync: [DR], addresses: ADDRESSES, ...mirror },
+                runningTimeoutSeconds: 120,
+            },
+        ],
+    };
+}
+
+const on = async (m: string, path: string) => member(m).get<Obj>(path);
+const present = (m: string, path: string) => waitFor(`${path} on ${m}`, async () => ((await on(m, path)) ? true : undefined), WAIT);
+const gone = (m: string, path: string) => waitFor(`${path} gone from ${m}`, async () => ((await on(m, path)) ? undefined : true), WAIT);
+
+/** The mirror suite's tests, on the shared fleet. */
+export function mirrorSuite(shared: SharedFleet): void {
+    const suite = onSharedFleet(shared, "mirror", { ikoOptions: { waitForNeeds: true }, stacks: () => [stack] });
+    beforeAll(async () => {
+        ({ fleet, sandbox, report } = suite);
+        stack = await sandbox.stack("mirror", undefined, stackConfig({}));
+    }, 10 * 60_000);
+
+    test("the pair on its member, the DR IrisCluster on the other joining the mirror at the pair's address, each Service where its pods are", async () => {
+        const up = await report.timed("up: a mirror over two members", () => stack.up());
+        expect(up.summary.result).toBe("succeeded");
+        // `up` waited for both IrisClusters to run, each on its own member only.
+        expect((await on(PRIMARY, iris("iris")))?.spec?.topology?.data?.mirrored).toBe(true);
+        expect(await on(DR, iris("iris"))).toBeUndefined();
+        const dr = await on(DR, iris("iris-ikoclone2"));
+        expect(dr?.spec?.configSource).toEqual({ name: "iris-ikoclone2-mirror" });
+        expect(dr?.spec?.topology?.data?.mirrored).toBeUndefined();
+        expect(await on(PRIMARY, iris("iris-ikoclone2"))).toBeUndefined();
+        expect((await on(DR, configMap("iris-ikoclone2-mirror")))?.data?.["data.cpf"]).toContain(
+            `ConfigMirror:Name=IRISMIRROR1,Member=drasync,Primary=${ADDRESSES[PRIMARY]}\n`,
+        );
+        expect((await on(PRIMARY, service("iris-mirror")))?.spec).toMatchObject({ type: "LoadBalancer", loadBalancerIP: ADDRESSES[PRIMARY] });
+        expect(await on(DR, service("iris-mirror"))).toBeUndefined();
+        await present(DR, service("iris-ikoclone2-mirror"));
+        expect((await stack.outputs()).mirrors.value).toEqual({
+            [`${NS}/iris`]: { name: "IRISMIRROR1", primary: PRIMARY, pair: "iris", drAsync: { [DR]: "iris-ikoclone2" }, configIndex: 0 },
+        });
+    });
+
+    test("after a promotion (mirror.promoted): Karmada withdraws the pair from its member; the DR member's objects stay as they were", async () => {
+        const before = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
+        await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({ promoted: DR })["kamino:irisClusters"]) });
+        const up = await report.timed("up: promoted, the pair fenced", () => stack.up());
+        expect(up.summary.result).toBe("succeeded");
+        await report.timed("the pair leaves its member", () => gone(PRIMARY, iris("iris")));
+        await gone(PRIMARY, service("iris-mirror"));
+        const after = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
+        expect(after.iris?.metadata?.uid).toBe(before.iris?.metadata?.uid);
+        expect(after.iris?.spec).toEqual(before.iris?.spec);
+        expect(after.cpf?.data).toEqual(before.cpf?.data);
+        expect((await stack.outputs()).mirrors.value[`${NS}/iris`]).toMatchObject({ promoted: DR });
+        // Only deletions (the pair's IrisCluster, policy and Service): nothing of the DR member was updated or replaced.
+        expect(Object.keys(up.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual(["delete"]);
+    });
+
+    test("failback's first step (mirror.rejoin): the pair back on its member, taking its role from the promoted member (ValidatedMember=0)", async () => {
+        await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({ promoted: DR, rejoin: true })["kamino:irisClusters"]) });
+        const up = await report.timed("up: the pair rejoins", () => stack.up());
+        expect(up.summary.result).toBe("succeeded");
+        const pair = await on(PRIMARY, iris("iris"));
+        expect(pair?.spec?.configSource).toEqual({ name: "iris-mirror" });
+        expect((await on(PRIMARY, configMap("iris-mirror")))?.data).toEqual({ "data.cpf": "[MirrorMember]\nValidatedMember=0\n" });
+        expect(await on(DR, configMap("iris-mirror"))).toBeUndefined();
+    });
+
+    test("destroy takes every mirror object off both members", async () => {
+        const down = await report.timed("destroy", () => stack.destroy());
+        expect(down.summary.result).toBe("succeeded");
+        for (const m of MIRROR_MEMBERS)
+            for (const p of [iris("iris"), iris("iris-ikoclone2"), configMap("iris-mirror"), configMap("iris-ikoclone2-mirror")]) await gone(m, p);
+    });
+}
