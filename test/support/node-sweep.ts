@@ -58,23 +58,23 @@ export function processesOf(cgroup: string, dir: string): number[] {
 /** Processes in a cgroup of the scope (containers) or naming its directory (containerd, shims). */
 const runProcesses = (scope: string, root: string) => processesOf(`/kmb${scope}`, root);
 
-/** SIGKILLs `find()`'s processes until it finds none (5 rounds at most); returns how many were killed. */
+/** SIGKILLs `find()`'s processes until it finds none (5 rounds at most); returns how many distinct ones were killed. */
 export function killAll(find: () => number[]): number {
-    let killed = 0;
+    const killed = new Set<number>();
     for (let round = 0; round < 5; round++) {
         const pids = find();
         if (!pids.length) break;
         for (const pid of pids) {
             try {
                 process.kill(pid, "SIGKILL");
-                killed++;
+                killed.add(pid);
             } catch {
                 // gone
             }
         }
         execFileSync("sleep", ["0.2"]);
     }
-    return killed;
+    return killed.size;
 }
 
 /** Mount points under the run's directory, deepest first. */

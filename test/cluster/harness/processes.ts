@@ -207,7 +207,7 @@ export class ProcessSupervisor {
 
     /** Starts a process stopped with stopOne() or killOne() again, with the same spec; the log is appended to. */
     restart(p: ManagedProcess): ManagedProcess {
-        if (!this.stoppedOnPurpose.has(p) || p.exit === undefined) throw new Error(`${p.name} was not stopped with stopOne()`);
+        if (!this.stoppedOnPurpose.has(p) || p.exit === undefined) throw new Error(`${p.name} was not stopped with stopOne() or killOne()`);
         this.procs.splice(this.procs.indexOf(p), 1);
         this.stoppedOnPurpose.delete(p);
         return this.start(p.spec);
