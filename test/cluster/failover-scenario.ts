@@ -6,6 +6,9 @@ import { KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
 
 const IRIS_API = "intersystems.com/v1alpha1";
 
+/** What is read: Karmada and the members' API servers (a LoopbackFleet, or its Karmada with real-node members beside its own). */
+export type FleetView = Pick<LoopbackFleet, "karmada" | "members">;
+
 /** The IrisCluster `namespace/name` as Karmada places it. */
 export interface Placement {
     /** Members in the binding's spec.clusters. */
@@ -24,7 +27,7 @@ type Cluster = KubeObject & {
 };
 
 /** Reads where Karmada has placed an IrisCluster. */
-export async function placementOf(fleet: LoopbackFleet, id: string): Promise<Placement> {
+export async function placementOf(fleet: FleetView, id: string): Promise<Placement> {
     const [namespace, name] = id.split("/");
     const k = fleet.karmada.client;
     const binding = await k.get<Binding>(resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace, name: `${name}-iriscluster` }));
@@ -38,14 +41,14 @@ export async function placementOf(fleet: LoopbackFleet, id: string): Promise<Pla
 }
 
 /** Karmada's Cluster of a member. */
-export const clusterOf = (fleet: LoopbackFleet, name: string) =>
+export const clusterOf = (fleet: FleetView, name: string) =>
     fleet.karmada.client.get<Cluster>(resourcePath("cluster.karmada.io/v1alpha1", "clusters", { name }));
 
 const ready = (c: Cluster | undefined) => c?.status?.conditions?.find((x) => x.type === "Ready")?.status;
 const tainted = (c: Cluster | undefined) => !!c?.spec?.taints?.some((t) => t.key === "cluster.karmada.io/not-ready" && t.effect === "NoExecute");
 
 /** Whether the member's own API server has a copy of the IrisCluster (undefined while it is down). */
-export async function copyOn(fleet: LoopbackFleet, member: string, id: string): Promise<KubeObject | undefined> {
+export async function copyOn(fleet: FleetView, member: string, id: string): Promise<KubeObject | undefined> {
     const [namespace, name] = id.split("/");
     return fleet.members.find((m) => m.name === member)!.client.get(resourcePath(IRIS_API, "irisclusters", { namespace, name }));
 }
@@ -82,15 +85,15 @@ export interface Fault {
     restore: () => Promise<void>;
 }
 
-/** The member's API server stopped, then started again. */
-export const apiServerDown = (fleet: LoopbackFleet, member: string): Fault => ({
-    cut: () => fleet.stopApiServer(member),
-    restore: () => fleet.startApiServer(member),
-});
+/** The member's API server stopped, then started again: only a LoopbackFleet's own members' can be. */
+export const apiServerDown = (fleet: FleetView, member: string): Fault => {
+    if (!(fleet instanceof LoopbackFleet)) throw new Error(`${member}: only a LoopbackFleet stops its members' API servers; say what cuts it off (a Fault)`);
+    return { cut: () => fleet.stopApiServer(member), restore: () => fleet.startApiServer(member) };
+};
 
 /** Cuts `first` off (its API server, unless `fault` says otherwise) and times Karmada's failover of `id` to `backup`, until it runs there. */
 export async function outage(
-    fleet: LoopbackFleet,
+    fleet: FleetView,
     id: string,
     first: string,
     backup: string,
@@ -124,13 +127,7 @@ export interface ReturnTimeline {
 }
 
 /** Brings `first` back (its API server, unless `fault` says otherwise); times the removal of the stale copy and the member's return to Ready. */
-export async function comeBack(
-    fleet: LoopbackFleet,
-    id: string,
-    first: string,
-    timeoutMs = 180_000,
-    fault = apiServerDown(fleet, first),
-): Promise<ReturnTimeline> {
+export async function comeBack(fleet: FleetView, id: string, first: string, timeoutMs = 180_000, fault = apiServerDown(fleet, first)): Promise<ReturnTimeline> {
     const t0 = Date.now();
     await fault.restore();
     const steps = new Steps<keyof ReturnTimeline>(t0);
@@ -144,7 +141,7 @@ export async function comeBack(
 }
 
 /** Waits until Karmada runs `id` on exactly `member` (binding, aggregated status and the member's copy). */
-export async function runsOn(fleet: LoopbackFleet, id: string, member: string, timeoutMs = 180_000): Promise<Placement> {
+export async function runsOn(fleet: FleetView, id: string, member: string, timeoutMs = 180_000): Promise<Placement> {
     return until(`${id} running on ${member} only`, timeoutMs, async () => {
         const p = await placementOf(fleet, id);
         if (!(p.clusters.length === 1 && p.clusters[0] === member && p.running.includes(member))) return undefined;
@@ -154,7 +151,7 @@ export async function runsOn(fleet: LoopbackFleet, id: string, member: string, t
 }
 
 /** Waits until the member's API server has no copy of `id`. */
-export async function goneFrom(fleet: LoopbackFleet, id: string, member: string, timeoutMs = 180_000): Promise<void> {
+export async function goneFrom(fleet: FleetView, id: string, member: string, timeoutMs = 180_000): Promise<void> {
     await until(`${id} gone from ${member}`, timeoutMs, async () => ((await copyOn(fleet, member, id)) === undefined ? true : undefined));
 }
 

@@ -36,20 +36,45 @@ const quiet = (cmd: string, args: string[]) => {
     }
 };
 
-/** Processes in a cgroup of the scope (containers) or naming its directory (containerd, shims). */
-function runProcesses(scope: string, root: string): number[] {
+/**
+ * Processes in a cgroup whose path holds `cgroup` (containers) or whose command line names a path
+ * under `dir` (containerd, its shims, the kubelet): a run's, a network's or one node's.
+ */
+export function processesOf(cgroup: string, dir: string): number[] {
     const found: number[] = [];
     for (const name of fs.readdirSync("/proc")) {
         if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
         try {
             const cgroups = fs.readFileSync(`/proc/${name}/cgroup`, "utf8");
             const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
-            if (cgroups.includes(`/kmb${scope}`) || cmdline.includes(`${root}/`)) found.push(Number(name));
+            if (cgroups.includes(cgroup) || cmdline.includes(`${dir}/`)) found.push(Number(name));
         } catch {
             // exited meanwhile
         }
     }
     return found;
+}
+
+/** Processes in a cgroup of the scope (containers) or naming its directory (containerd, shims). */
+const runProcesses = (scope: string, root: string) => processesOf(`/kmb${scope}`, root);
+
+/** SIGKILLs `find()`'s processes until it finds none (5 rounds at most); returns how many distinct ones were killed. */
+export function killAll(find: () => number[]): number {
+    const killed = new Set<number>();
+    for (let round = 0; round < 5; round++) {
+        const pids = find();
+        if (!pids.length) break;
+        for (const pid of pids) {
+            try {
+                process.kill(pid, "SIGKILL");
+                killed.add(pid);
+            } catch {
+                // gone
+            }
+        }
+        execFileSync("sleep", ["0.2"]);
+    }
+    return killed.size;
 }
 
 /** Mount points under the run's directory, deepest first. */
@@ -83,19 +108,7 @@ export function sweepRealNodes(tag: string, network = "", opts: { dryRun?: boole
     const scope = `${tag}${network}`;
     const root = network ? path.join(runRoot(tag), network) : runRoot(tag);
     const report: SweepReport = { killed: 0, unmounted: 0, netns: [], links: [], cgroups: 0 };
-    for (let round = 0; round < 5; round++) {
-        const pids = runProcesses(scope, root);
-        if (!pids.length) break;
-        for (const pid of pids) {
-            try {
-                process.kill(pid, "SIGKILL");
-                report.killed++;
-            } catch {
-                // gone
-            }
-        }
-        execFileSync("sleep", ["0.2"]);
-    }
+    report.killed = killAll(() => runProcesses(scope, root));
     for (const m of runMounts(root)) {
         quiet("umount", ["-l", m]);
         report.unmounted++;

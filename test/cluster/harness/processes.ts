@@ -137,6 +137,13 @@ export class ManagedProcess {
         return tailFile(this.logPath, lines);
     }
 
+    /** SIGKILL to the process group at once, with no grace (a power cut). Resolves once it has exited. */
+    async kill(): Promise<void> {
+        if (this.exitInfo || this.pid < 0) return;
+        killGroup(this.pid, "SIGKILL");
+        await this.exited;
+    }
+
     /** SIGTERM to the process group; SIGKILL after `graceMs` (or the spec's). Resolves once it has exited. */
     async stop(graceMs = 10_000): Promise<void> {
         if (this.exitInfo || this.pid < 0) return;
@@ -192,9 +199,15 @@ export class ProcessSupervisor {
         await p.stop();
     }
 
-    /** Starts a process stopped with stopOne() again, with the same spec; the log is appended to. */
+    /** Kills one process on purpose at once (SIGKILL, no grace: a power cut); it does not count as crashed. */
+    async killOne(p: ManagedProcess): Promise<void> {
+        this.stoppedOnPurpose.add(p);
+        await p.kill();
+    }
+
+    /** Starts a process stopped with stopOne() or killOne() again, with the same spec; the log is appended to. */
     restart(p: ManagedProcess): ManagedProcess {
-        if (!this.stoppedOnPurpose.has(p) || p.exit === undefined) throw new Error(`${p.name} was not stopped with stopOne()`);
+        if (!this.stoppedOnPurpose.has(p) || p.exit === undefined) throw new Error(`${p.name} was not stopped with stopOne() or killOne()`);
         this.procs.splice(this.procs.indexOf(p), 1);
         this.stoppedOnPurpose.delete(p);
         return this.start(p.spec);

@@ -10,6 +10,7 @@ import { writeKubeconfig } from "../harness/kubeconfig";
 import { read } from "../harness/plan";
 import { ManagedProcess, ProcessSupervisor } from "../harness/processes";
 import { waitFor } from "../harness/wait";
+import { killAll, processesOf } from "../../support/node-sweep";
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "./node-config";
 
 /** The programs a node runs. */
@@ -101,6 +102,33 @@ export class RealNode {
     /** Imports image archives (images.ts) under the names they carry. */
     importImages(archives: string[]): void {
         for (const a of archives) this.ctr(["images", "import", a]);
+    }
+
+    /**
+     * The node loses its power, as a site loss takes a machine: the kubelet, kube-proxy, containerd, its
+     * shims and every container are killed at once (SIGKILL, no grace), so nothing on the node answers
+     * or reports any more (a Pull member's karmada-agent stops renewing its Lease). Its disk (files,
+     * containerd's state, mounts) and its network namespace stay, as a powered-off machine's disk does;
+     * the cluster's control plane, on this machine, stays up. Returns how many processes were killed.
+     */
+    async powerOff(): Promise<number> {
+        const own = this.processes.filter((p) => !p.exit);
+        await Promise.all(own.map((p) => this.supervisor.killOne(p)));
+        return own.length + killAll(() => processesOf(`${this.layout.cgroupRoot}/`, this.layout.dir));
+    }
+
+    /**
+     * Power back after powerOff(): containerd starts again on the same state (it finds its containers
+     * dead and cleans up after them), then the kubelet, which starts the node's pods anew, and kube-proxy.
+     */
+    async powerOn(timeoutMs = 60_000): Promise<void> {
+        if (this.processes.some((p) => !p.exit)) throw new Error(`${this.name} is not powered off`);
+        // In the order they first started: containerd (startRuntime), then the kubelet and kube-proxy.
+        const [runtime, ...kubernetes] = this.processes.splice(0);
+        const containerd = this.supervisor.restart(runtime);
+        this.processes.push(containerd);
+        await waitFor(`${this.name}: containerd`, async () => (this.ctr(["version"]), true), { timeoutMs, intervalMs: 250, watch: [containerd] });
+        this.processes.push(...kubernetes.map((p) => this.supervisor.restart(p)));
     }
 
     /** Starts the kubelet and kube-proxy. */
