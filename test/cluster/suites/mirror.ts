@@ -1,5 +1,6 @@
 // An IRIS mirror across the shared fleet's two members (real engine, real Karmada, IKO played by the
-// harness, waiting for what each IrisCluster mounts): the failover pair pinned on one member, the DR
+// harness, waiting for what each IrisCluster mounts), added to an IrisCluster that runs (which stays,
+// as the pair: Pulumi aliases it, nothing is replaced): the failover pair pinned on one member, the DR
 // IrisCluster on the other with the merge file that joins it to the mirror at the pair's address,
 // each member's mirror Service only where its pods are. Then what a promotion leaves in the stack
 // (`mirror.promoted`): the pair withdrawn from its member by Karmada while the DR member's objects
@@ -31,7 +32,8 @@ let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
 let report: SuiteReport;
 const member = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
 
-function stackConfig(mirror: Record<string, unknown>): Record<string, unknown> {
+/** The stack: IrisCluster `iris` with a mirror (its keys over the suite's), or placed on PRIMARY as a plain IrisCluster. */
+function stackConfig(mirror: Record<string, unknown> | undefined): Record<string, unknown> {
     return {
         ...existingFleetKeys(fleet),
         "kamino:irisClusters": [
@@ -39,7 +41,7 @@ function stackConfig(mirror: Record<string, unknown>): Record<string, unknown> {
                 name: "iris",
                 namespace: NS,
                 image: "containers.intersystems.com/intersystems/iris:2025.1",
-                mirror: { primary: PRIMARY, drAsync: [DR], addresses: ADDRESSES, ...mirror },
+                ...(mirror ? { mirror: { primary: PRIMARY, drAsync: [DR], addresses: ADDRESSES, ...mirror } } : { placement: { clusterNames: [PRIMARY] } }),
                 runningTimeoutSeconds: 120,
             },
         ],
@@ -55,12 +57,18 @@ export function mirrorSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "mirror", { ikoOptions: { waitForNeeds: true }, stacks: () => [stack] });
     beforeAll(async () => {
         ({ fleet, sandbox, report } = suite);
-        stack = await sandbox.stack("mirror", undefined, stackConfig({}));
+        stack = await sandbox.stack("mirror", undefined, stackConfig(undefined));
     }, 10 * 60_000);
 
-    test("the pair on its member, the DR IrisCluster on the other joining the mirror at the pair's address, each Service where its pods are", async () => {
+    test("a mirror added to a running IrisCluster keeps it as the pair (same object on its member); the DR IrisCluster on the other member joins at the pair's address; each Service where its pods are", async () => {
+        expect((await report.timed("up: a plain IrisCluster", () => stack.up())).summary.result).toBe("succeeded");
+        const plain = await on(PRIMARY, iris("iris"));
+        await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({})["kamino:irisClusters"]) });
         const up = await report.timed("up: a mirror over two members", () => stack.up());
         expect(up.summary.result).toBe("succeeded");
+        // Not replaced: a replaced template would be deleted from the member, and IRIS's data with it.
+        expect(Object.keys(up.summary.resourceChanges ?? {}).filter((op) => !["same", "create", "update"].includes(op))).toEqual([]);
+        expect((await on(PRIMARY, iris("iris")))?.metadata?.uid).toBe(plain?.metadata?.uid);
         // `up` waited for both IrisClusters to run, each on its own member only.
         expect((await on(PRIMARY, iris("iris")))?.spec?.topology?.data?.mirrored).toBe(true);
         expect(await on(DR, iris("iris"))).toBeUndefined();
