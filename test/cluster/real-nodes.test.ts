@@ -4,10 +4,12 @@
 // DNS resolves `*.svc.cluster.local`, the kubelet sets a Service's link variables, logs come back
 // through the kubelet, and after close() nothing of the cluster is left on the machine.
 import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
 import { KubeObject, resourcePath } from "./harness";
 import { RealNodeCluster, RealNodes, SHELL_IMAGE } from "./nodes";
 import { podLogs, waitForPodPhase } from "./nodes/pods";
-import { findRealNodes, sweptNothing } from "../support/node-sweep";
+import { findRealNodes, nodeTasks, runRoot, sweptNothing } from "../support/node-sweep";
 
 jest.setTimeout(10 * 60_000);
 
@@ -97,10 +99,18 @@ test("close() leaves no process, mount, network namespace, interface or cgroup o
     const scope = n.network.scope;
     const before = findRealNodes(n.network.tag, scope.slice(-2));
     expect(before.killed).toBeGreaterThan(0); // it was running: the check below can fail
+    // Its shims' sockets, in the machine's one directory for them (/run/containerd/s), found by containerd's naming.
+    const tasks = nodeTasks(path.join(runRoot(n.network.tag), scope.slice(-2)));
+    const sockets = tasks.flatMap((t) => (t.socket ? [t.socket] : []));
+    expect(sockets.length).toBeGreaterThan(0);
     await n.close();
     nodes = undefined;
     const after = findRealNodes(n.network.tag, scope.slice(-2));
     expect(after).toEqual({ killed: 0, unmounted: 0, netns: [], links: [], cgroups: 0 });
     expect(sweptNothing(after)).toBe(true);
+    expect(sockets.filter((s) => fs.existsSync(s))).toEqual([]);
+    // runc kept its state under the node's (containerd's runc Root), not in the machine's /run/containerd/runc.
+    const machineRunc = "/run/containerd/runc/k8s.io";
+    expect(tasks.filter((t) => fs.existsSync(path.join(machineRunc, t.id)))).toEqual([]);
     expect(execFileSync("ip", ["netns", "list"], { encoding: "utf8" })).not.toContain(`km${scope}`);
 });

@@ -7,6 +7,7 @@
 // teardown.
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -26,6 +27,8 @@ export interface SweepReport {
     netns: string[];
     links: string[];
     cgroups: number;
+    /** Shim sockets removed from /run/containerd/s (a sweep only; a dry run does not look). */
+    sockets?: number;
 }
 
 const quiet = (cmd: string, args: string[]) => {
@@ -136,8 +139,49 @@ export function sweepRealNodes(tag: string, network = "", opts: { dryRun?: boole
         for (const e of fs.existsSync(h[1]) ? fs.readdirSync(h[1]) : [])
             if (e.startsWith(`kmb${scope}`)) report.cgroups += removeCgroupTree(path.join(h[1], e));
     }
+    report.sockets = removeShimSockets(root);
     fs.rmSync(root, { recursive: true, force: true });
     return report;
+}
+
+/** Where containerd's shims put their sockets, whatever the daemon's state directory (containerd's defaults.DefaultStateDir). */
+export const SHIM_SOCKET_DIR = "/run/containerd/s";
+
+/**
+ * The socket of the shim of task `id` in namespace `ns` of the containerd listening at `address`:
+ * containerd names it by a hash of the three (pkg/shim SocketAddress), `debug` for its debug socket.
+ */
+export function shimSocketPath(address: string, ns: string, id: string, debug = false): string {
+    const joined = path.join(address, ns, id, ...(debug ? ["debug"] : []));
+    return path.join(SHIM_SOCKET_DIR, createHash("sha256").update(joined).digest("hex"));
+}
+
+/** Every task of the nodes under `root`, as containerd's state directories hold them: its id, and the socket of its shim if it is there. */
+export function nodeTasks(root: string): { id: string; socket?: string }[] {
+    const tasks: { id: string; socket?: string }[] = [];
+    const visit = (dir: string, depth: number) => {
+        for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+            if (!e.isDirectory()) continue;
+            const here = path.join(dir, e.name);
+            if (e.name !== "io.containerd.runtime.v2.task") {
+                if (depth < 6) visit(here, depth + 1);
+                continue;
+            }
+            const address = path.join(here, "..", "..", "containerd.sock");
+            for (const ns of fs.readdirSync(here))
+                for (const id of fs.readdirSync(path.join(here, ns)))
+                    tasks.push({ id, socket: [shimSocketPath(address, ns, id), shimSocketPath(address, ns, id, true)].find((p) => fs.existsSync(p)) });
+        }
+    };
+    visit(root, 0);
+    return tasks;
+}
+
+/** Removes the shim sockets of every task under `root`'s nodes (the shims are dead by now); returns how many. */
+function removeShimSockets(root: string): number {
+    const sockets = nodeTasks(root).flatMap((t) => (t.socket ? [t.socket] : []));
+    for (const s of sockets) fs.rmSync(s, { force: true });
+    return sockets.length;
 }
 
 /** What a sweep would find, removing nothing. */

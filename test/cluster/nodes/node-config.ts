@@ -56,6 +56,8 @@ export const nodePaths = (dir: string) => ({
  * - `netns_mounts_under_state_dir`: pod network namespaces are pinned under the node's own state
  *   directory, not in /run/netns beside every other node's.
  * - NRI off: its socket has one fixed path per machine.
+ * - runc's root under the node's state (its default, /run/containerd/runc, is the machine's). The
+ *   shims' sockets have one fixed directory, /run/containerd/s: node-sweep.ts removes the node's.
  */
 export function containerdConfig(l: NodeLayout): string {
     const p = nodePaths(l.dir);
@@ -95,6 +97,7 @@ state = "${p.containerdState}"
       [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
         BinaryName = "${RUNC}"
         SystemdCgroup = false
+        Root = "${p.containerdState}/runc"
 `;
 }
 
