@@ -34,7 +34,11 @@ import {
 export type KarmadaRequest = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;
 
 /** A pod as the promotion reads it. */
-export type PodLike = { metadata?: { name?: string; labels?: Record<string, string> }; spec?: { containers?: Array<{ name?: string }> } };
+export type PodLike = {
+    metadata?: { name?: string; labels?: Record<string, string> };
+    spec?: { containers?: Array<{ name?: string }> };
+    status?: { phase?: string };
+};
 
 /** How the promotion reaches the world; the command gives the real ones, the tests fakes. */
 export interface MirrorPorts {
