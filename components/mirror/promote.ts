@@ -73,11 +73,23 @@ export interface PromoteResult {
     status: string;
 }
 
-/** Runs one step, and prints its title, its outcome and the time it took. */
-async function step<T>(ports: MirrorPorts, title: string, run: () => Promise<T>, outcome: (t: T) => string): Promise<T> {
+/** The ports of one run, and what it has done so far, for the message of a failure. */
+type Run = MirrorPorts & { done: string };
+
+/**
+ * Runs one step, and prints its title, its outcome and the time it took. An unexpected error (an
+ * API server that cannot be reached, an exec that fails) becomes a failure saying what was done.
+ */
+async function step<T>(ports: Run, title: string, run: () => Promise<T>, outcome: (t: T) => string): Promise<T> {
     const now = ports.now ?? Date.now;
     const t0 = now();
-    const result = await run();
+    let result: T;
+    try {
+        result = await run();
+    } catch (e) {
+        if (e instanceof MirrorError) throw e;
+        throw new MirrorError(`${title} failed: ${describeError(e)}. ${ports.done} Fix: what the error names, then run this again`, 1);
+    }
     ports.say(`${title}: ${outcome(result)} (${((now() - t0) / 1000).toFixed(1)} s)`);
     return result;
 }
@@ -135,7 +147,7 @@ async function session(ports: MirrorPorts, plan: PromotionPlan, container: strin
 }
 
 /** Polls the DR's status until it is one of `wanted`. */
-async function waitFor(ports: MirrorPorts, plan: PromotionPlan, container: string, wanted: string[], opts: PromoteOptions, done: string): Promise<string> {
+async function waitFor(ports: Run, plan: PromotionPlan, container: string, wanted: string[], opts: PromoteOptions): Promise<string> {
     const timeoutSeconds = opts.timeoutSeconds ?? 300;
     let last = "no answer";
     return poll(
@@ -150,7 +162,7 @@ async function waitFor(ports: MirrorPorts, plan: PromotionPlan, container: strin
             sleep: ports.sleep,
             timeoutError: (e) =>
                 new MirrorError(
-                    `${plan.drPod} on ${plan.to} did not report ${wanted.join(" or ")} within ${timeoutSeconds} s (last: ${e ? (e as Error).message : last}). ${done} ` +
+                    `${plan.drPod} on ${plan.to} did not report ${wanted.join(" or ")} within ${timeoutSeconds} s (last: ${e ? (e as Error).message : last}). ${ports.done} ` +
                         `Fix: see the IRIS messages.log in that pod (it waits for its mirrored databases to catch up before it becomes primary); run this command again to keep waiting`,
                     1,
                 ),
@@ -159,7 +171,7 @@ async function waitFor(ports: MirrorPorts, plan: PromotionPlan, container: strin
 }
 
 /** Runs the promotion session and refuses a %Status that is not OK. */
-async function runPromote(ports: MirrorPorts, plan: PromotionPlan, container: string, done: string): Promise<void> {
+async function runPromote(ports: Run, plan: PromotionPlan, container: string): Promise<void> {
     const method = plan.planned ? "Promote" : "PromoteWithNoPartner";
     const outcome = await step(
         ports,
@@ -169,38 +181,48 @@ async function runPromote(ports: MirrorPorts, plan: PromotionPlan, container: st
     );
     if (!outcome.ok)
         throw new MirrorError(
-            `SYS.Mirror.${method}() in ${plan.drPod} on ${plan.to} returned an error: ${outcome.error ?? "(no text)"}. ${done} Fix: read the error, then run this again, or by hand: ${byHand(plan, promoteScript(plan.planned))}`,
+            `SYS.Mirror.${method}() in ${plan.drPod} on ${plan.to} returned an error: ${outcome.error ?? "(no text)"}. ${ports.done} Fix: read the error, then run this again, or by hand: ${byHand(plan, promoteScript(plan.planned))}`,
             1,
         );
 }
 
 /** Fences the old primary: records the promotion (unless an earlier run did), then withdraws the pair from Karmada. */
-async function fence(ports: MirrorPorts, plan: PromotionPlan): Promise<void> {
-    if (!plan.recorded)
+async function fence(ports: Run, plan: PromotionPlan): Promise<void> {
+    if (!plan.recorded) {
         await step(
             ports,
             `recording kamino:irisClusters[${plan.mirror.configIndex}].mirror.promoted = ${plan.to} in the stack config`,
             () => ports.setPromoted(plan.to),
             () => "set",
         );
-    else ports.say(`mirror.promoted = ${plan.to} is already in the stack config: not set again`);
+        ports.done = `mirror.promoted = ${plan.to} is recorded in the stack config; the pair may not be withdrawn from Karmada yet.`;
+    } else ports.say(`mirror.promoted = ${plan.to} is already in the stack config: not set again`);
     await step(
         ports,
         `withdrawing the pair ${plan.mirror.id} from ${plan.mirror.primary} (Karmada API)`,
         () => withdrawPair(ports.karmada, plan.mirror),
         (s) => s,
     );
+    ports.done = `The old primary is fenced (mirror.promoted = ${plan.to} in the config, the pair withdrawn from Karmada).`;
 }
 
 /**
  * Promotes `req.to`, the DR async member of mirror `req.id`, to primary; see the header for the order.
  * Refusals (MirrorError code 3) come before any change; failures after one (code 1) say what was done.
  */
-export async function promote(ports: MirrorPorts, mirrors: Mirror[], stack: string, req: PromoteRequest, opts: PromoteOptions = {}): Promise<PromoteResult> {
+export async function promote(
+    mirrorPorts: MirrorPorts,
+    mirrors: Mirror[],
+    stack: string,
+    req: PromoteRequest,
+    opts: PromoteOptions = {},
+): Promise<PromoteResult> {
+    const ports: Run = { ...mirrorPorts, done: "Nothing was changed." };
     const config = await step(ports, "reading the mirror's entry in the stack config", ports.readConfig, (c) =>
         c.promoted ? `mirror.promoted = ${c.promoted}` : "not promoted",
     );
     const plan = planPromotion(mirrors, stack, req, config);
+    if (plan.recorded) ports.done = "The pair stays fenced (an earlier run recorded the promotion).";
     const { primary } = plan.mirror;
     if (!plan.recorded) {
         const state = await step(
@@ -223,7 +245,6 @@ export async function promote(ports: MirrorPorts, mirrors: Mirror[], stack: stri
         async () => (await session(ports, plan, container, STATUS_SCRIPT, "STATUS")).status!,
         (s) => s,
     );
-    const fenced = `The old primary is fenced (mirror.promoted = ${plan.to} in the config, the pair withdrawn from Karmada).`;
     if (status === "PRIMARY") {
         await fence(ports, plan);
         return { promoted: false, status };
@@ -236,23 +257,24 @@ export async function promote(ports: MirrorPorts, mirrors: Mirror[], stack: stri
                 1,
             );
         if (status !== "BACKUP") {
-            await runPromote(ports, plan, container, "Nothing was fenced; the pair still runs as primary.");
+            await runPromote(ports, plan, container);
+            ports.done = "Nothing was fenced; the DR may be a failover member of the running pair now.";
             await step(
                 ports,
                 `waiting until ${plan.drPod} reports BACKUP`,
-                () => waitFor(ports, plan, container, ["BACKUP", "PRIMARY"], opts, "Nothing was fenced."),
+                () => waitFor(ports, plan, container, ["BACKUP", "PRIMARY"], opts),
                 (s) => s,
             );
         }
         await fence(ports, plan);
     } else {
         await fence(ports, plan);
-        await runPromote(ports, plan, container, fenced);
+        await runPromote(ports, plan, container);
     }
     const final = await step(
         ports,
         `waiting until ${plan.drPod} reports PRIMARY`,
-        () => waitFor(ports, plan, container, ["PRIMARY"], opts, fenced),
+        () => waitFor(ports, plan, container, ["PRIMARY"], opts),
         (s) => s,
     );
     return { promoted: true, status: final };

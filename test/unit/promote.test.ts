@@ -347,6 +347,27 @@ describe("promote, step by step", () => {
         expect(w.log).toEqual([]);
     });
 
+    test("an unexpected error (the member unreachable, the exec failing) is a failure (1) saying what was done so far", async () => {
+        const unreachable = world({ primaryReady: "False" });
+        unreachable.ports.getPod = () => Promise.reject(new Error("connect ECONNREFUSED 172.18.0.4:6443"));
+        const e1 = await failure(run(unreachable));
+        expect([code(e1), e1.message]).toEqual([
+            1,
+            "finding pod iris-ikodr-data-0 on ikodr failed: connect ECONNREFUSED 172.18.0.4:6443. Nothing was changed. Fix: what the error names, then run this again",
+        ]);
+
+        const w = world({ primaryReady: "False" });
+        const exec = w.ports.exec;
+        w.ports.exec = (m, t, c, stdin) =>
+            stdin.includes("PromoteWithNoPartner") ? Promise.reject(new Error("WebSocket closed: 1006")) : exec(m, t, c, stdin);
+        const e2 = await failure(run(w));
+        expect(code(e2)).toBe(1);
+        expect(e2.message).toMatch(
+            /^PromoteWithNoPartner\(\) in iris-ikodr-data-0 failed: WebSocket closed: 1006\. The old primary is fenced \(mirror.promoted = ikodr/,
+        );
+        expect(w.log).toEqual(FENCE);
+    });
+
     test("a Karmada API that cannot be read stops it before any change", async () => {
         const w = world({});
         const karmada = w.ports.karmada;
