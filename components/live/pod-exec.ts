@@ -56,19 +56,14 @@ export function podExec(kubeconfigText: string): PodExec {
         const out = collector();
         const err = collector();
         let status: Parameters<typeof exitCodeOf>[0];
-        const ws = await new k.Exec(kc).exec(
-            target.namespace,
-            target.pod,
-            target.container,
-            command,
-            out.stream,
-            err.stream,
-            Readable.from([Buffer.from(stdin)]),
-            false,
-            (s) => {
+        // The library rejects with a WebSocket ErrorEvent (not an Error) when the connection fails.
+        const ws = await new k.Exec(kc)
+            .exec(target.namespace, target.pod, target.container, command, out.stream, err.stream, Readable.from([Buffer.from(stdin)]), false, (s) => {
                 status = s as typeof status;
-            },
-        );
+            })
+            .catch((e: unknown) => {
+                throw new Error(`exec in ${target.namespace}/${target.pod}: ${(e as { message?: string }).message ?? String(e)}`);
+            });
         await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => {
                 ws.close();
