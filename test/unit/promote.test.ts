@@ -4,6 +4,8 @@
 // session` answers as IRIS's mirror does (CONNECTED; PRIMARY after PromoteWithNoPartner(); BACKUP
 // after Promote(), then PRIMARY once the pair is withdrawn). The real exec API is in
 // test/cluster/mirror-promote-pod.test.ts.
+import { spawnSync } from "child_process";
+import * as path from "path";
 import { exitCodeOf } from "../../components/live/pod-exec";
 import { findMirror, memberKubeconfig, Mirror, mirrorConfigOf, MirrorConfig, MirrorError, parseMirrors } from "../../components/mirror/mirror-state";
 import { MirrorPorts, promote } from "../../components/mirror/promote";
@@ -375,5 +377,26 @@ describe("promote, step by step", () => {
             path === CLUSTER_PATH ? { status: 503, body: '{"message":"unavailable"}' } : karmada(method, path, body);
         const e = await failure(run(w));
         expect([code(e), e.message]).toEqual([1, "reading Cluster ikoclone from the Karmada API failed (HTTP 503: unavailable); nothing was changed"]);
+    });
+});
+
+describe("the command line", () => {
+    const promoteCommand = (...args: string[]) =>
+        spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "commands/promote.ts", ...args], {
+            cwd: path.resolve(__dirname, "../.."),
+            encoding: "utf8",
+            env: { ...process.env, PATH: "/nonexistent" },
+        });
+
+    test.each([
+        [[], /^name one mirror, as namespace\/name\n/],
+        [["default/iris"], /^--to <member> is required: the DR async member to make primary\n/],
+        [["default/iris", "--to", "ikodr", "--timeout", "soon"], /^--timeout needs a whole number of seconds\n/],
+        [["default/iris", "--to"], /^--to needs a DR async member\n/],
+        [["default/iris", "--to", "ikodr", "--force"], /^unknown option --force\n/],
+    ])("%j is a usage error (2), before pulumi is asked anything", (args, message) => {
+        const r = promoteCommand(...args);
+        expect([r.status, r.stderr]).toEqual([2, expect.stringMatching(message)]);
+        expect(r.stderr).toContain("usage: npm run promote -- <namespace/name> --to <member> [--planned] [--timeout <seconds>] [--stack <stack>]");
     });
 });
