@@ -131,16 +131,18 @@ export async function withdrawPair(karmada: KarmadaRequest, m: Mirror): Promise<
     return said.join(", ");
 }
 
-/** A session's result; a session that printed no marked line is a failure saying what it printed. */
+/**
+ * A session's result. One that printed no marked line is an error saying what it printed (a plain
+ * Error: the step it runs in adds what was done so far, and a wait retries it).
+ */
 async function session(ports: MirrorPorts, plan: PromotionPlan, container: string, script: string, marker: "RESULT" | "STATUS") {
     const target = { namespace: plan.mirror.namespace, pod: plan.drPod, container };
     const r = await ports.exec(plan.to, target, IRIS_SESSION, script);
     const outcome = parseSession(r.stdout);
     if ((marker === "RESULT" ? outcome.ok : outcome.status) === undefined) {
-        throw new MirrorError(
-            `iris session in ${plan.drPod} on ${plan.to} printed no KAMINO-${marker} line (exit code ${r.exitCode ?? "unknown"}; its last lines: ${sessionTail(r.stdout, r.stderr)}). ` +
-                "Is IRIS running there, and does iris session ask for a login?",
-            1,
+        throw new Error(
+            `iris session in ${plan.drPod} on ${plan.to} printed no KAMINO-${marker} line (exit code ${r.exitCode ?? "unknown"}; its last lines: ${sessionTail(r.stdout, r.stderr)}); ` +
+                "is IRIS running there, and does iris session ask for a login?",
         );
     }
     return outcome;

@@ -346,6 +346,7 @@ describe("promote, step by step", () => {
         const e = await failure(run(w));
         expect(code(e)).toBe(1);
         expect(e.message).toMatch(/printed no KAMINO-STATUS line \(exit code 1; its last lines: Username: \| Password: \| Access Denied\)/);
+        expect(e.message).toMatch(/^asking iris-ikodr-data-0 its mirror status failed: iris session .*ask for a login\?\. Nothing was changed\. Fix: /);
         expect(w.log).toEqual([]);
     });
 
