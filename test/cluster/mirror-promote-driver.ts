@@ -19,6 +19,8 @@ export interface DriverRequest {
     primaryReady?: string;
     config?: MirrorConfig;
     pairPresent?: boolean;
+    /** `npm run promote --planned`. */
+    planned?: boolean;
 }
 
 /** What it answers. */
@@ -56,7 +58,12 @@ async function main(req: DriverRequest): Promise<DriverAnswer> {
             if (method === "GET" && path.endsWith("/clusters/ikoclone"))
                 return { status: 200, body: JSON.stringify({ status: { conditions: [{ type: "Ready", status: req.primaryReady ?? "False" }] } }) };
             if (path.endsWith("/irisclusters/iris") && a.pairPresent) {
-                if (method === "DELETE") ((a.pairPresent = false), a.changes.push("DELETE IrisCluster iris"));
+                if (method === "DELETE") {
+                    a.pairPresent = false;
+                    a.changes.push("DELETE IrisCluster iris");
+                    // What Karmada's deletion does to a running pair: its primary stops (the stand-in's mark).
+                    await podExec(kubeconfig)(TARGET, ["sh", "-c", "echo 1 > /irissys/pair-gone"], "");
+                }
                 return { status: 200, body: JSON.stringify({ metadata: { name: "iris" } }) };
             }
             if (method === "DELETE" && path.endsWith("/propagationpolicies/iris-propagate") && policy) {
@@ -73,7 +80,13 @@ async function main(req: DriverRequest): Promise<DriverAnswer> {
             setPromoted: async (m) => void ((a.config.promoted = m), a.changes.push(`config promoted=${m}`)),
         };
         try {
-            a.result = await promote(ports, MIRRORS, "dr", { id: "default/iris", to: "ikodr", planned: false }, { intervalSeconds: 1, timeoutSeconds: 60 });
+            a.result = await promote(
+                ports,
+                MIRRORS,
+                "dr",
+                { id: "default/iris", to: "ikodr", planned: req.planned ?? false },
+                { intervalSeconds: 1, timeoutSeconds: 60 },
+            );
         } catch (e) {
             a.error = { code: e instanceof MirrorError ? e.code : "unexpected", message: (e as Error).message };
         }

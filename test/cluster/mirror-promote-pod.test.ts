@@ -6,7 +6,8 @@
 // a Node process of its own (mirror-promote-driver.ts says why); only the Karmada API and the stack
 // config are fakes. Proven: the refusal while the primary's member is Ready runs no session and
 // changes nothing; the promotion fences first, runs PromoteWithNoPartner() with the ObjectScript on
-// stdin and waits for PRIMARY; a second run finds it done and changes nothing.
+// stdin and waits for PRIMARY; a second run finds it done and changes nothing; planned, Promote()
+// runs before the fence and PRIMARY follows the pair's withdrawal.
 // Not proven: anything about real IRIS (how `iris session` answers is NOT verified).
 import { spawnSync } from "child_process";
 import * as path from "path";
@@ -91,4 +92,18 @@ test("promotes once the member is lost: fence, PromoteWithNoPartner() on stdin, 
     expect(second.result).toEqual({ promoted: false, status: "PRIMARY" });
     expect(second.changes).toEqual([]);
     expect(sessionsLog().split("PromoteWithNoPartner").length - 1).toBe(1);
+});
+
+test("planned: Promote() while the pair runs, BACKUP, then the fence; PRIMARY once the pair is gone", () => {
+    // The DR pod as a DR async again, its pair running.
+    drive({ action: "exec", command: ["sh", "-c", "echo CONNECTED > /irissys/status && : > /irissys/pair-gone"] });
+    const a = drive({ action: "promote", planned: true, primaryReady: "True" });
+    console.log(`planned promotion against the real pod: ${a.ms} ms\n${a.said.join("\n")}`);
+    expect(a.error).toBeUndefined();
+    expect(a.result).toEqual({ promoted: true, status: "PRIMARY" });
+    expect(a.changes).toEqual(["config promoted=ikodr", "DELETE policy", "DELETE IrisCluster iris"]);
+    const steps = a.said.map((l) => l.replace(/:.*$/, ""));
+    expect(steps.indexOf("Promote() in iris-ikodr-data-0")).toBeLessThan(steps.indexOf("waiting until iris-ikodr-data-0 reports BACKUP"));
+    expect(steps.indexOf("waiting until iris-ikodr-data-0 reports BACKUP")).toBeLessThan(steps.findIndex((l) => l.startsWith("recording")));
+    expect(sessionsLog()).toContain(`--- iris session IRIS -U %SYS\n${promoteScript(true)}`);
 });

@@ -45,7 +45,7 @@ export const IRIS_STANDIN_IMAGE = "kamino.invalid/iris-standin:1";
 /**
  * The stand-in `iris`: records each session's arguments and stdin in /irissys/sessions.log, keeps a
  * mirror status in /irissys/status (CONNECTED, as a DR async; PRIMARY after PromoteWithNoPartner(),
- * BACKUP after Promote()), prints a banner and prompts as a terminal does, and answers only the
+ * BACKUP after Promote(), PRIMARY once /irissys/pair-gone is not empty), prints a banner and prompts as a terminal does, and answers only the
  * lines that write Kamino's markers. It ends at `halt`, as IRIS does.
  */
 export const IRIS_STANDIN_SCRIPT = `#!/bin/sh
@@ -61,7 +61,10 @@ while IFS= read -r line; do
         *'SYS.Mirror).PromoteWithNoPartner()'*) echo PRIMARY > $dir/status; ok=1 ;;
         *'SYS.Mirror).Promote()'*) echo BACKUP > $dir/status; ok=1 ;;
         *KAMINO-RESULT*) printf 'KAMINO-RESULT:%s\n%%SYS>' "$ok" ;;
-        *GetStatus*) printf 'KAMINO-STATUS:%s\n%%SYS>' "$(cat $dir/status)" ;;
+        *GetStatus*)
+            # A BACKUP takes over once its primary is gone (the test marks the pair withdrawn in pair-gone).
+            if [ "$(cat $dir/status)" = BACKUP ] && [ -s $dir/pair-gone ]; then echo PRIMARY > $dir/status; fi
+            printf 'KAMINO-STATUS:%s\n%%SYS>' "$(cat $dir/status)" ;;
         halt) exit 0 ;;
     esac
 done
