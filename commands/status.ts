@@ -2,7 +2,8 @@
 //
 // One screen of the fleet, read live from the Karmada API: each member (sync mode, Ready since when,
 // taints, Kubernetes version), each IrisCluster of the stack (placement, where Karmada scheduled it,
-// IKO's phase on each member, its dependencies there) and Karmada's recent moves. `--watch` redraws
+// IKO's phase on each member, its dependencies there), Karmada's recent moves, and each IRIS mirror's
+// members with their roles (components/mirror/roles.ts: read from the members' pods). `--watch` redraws
 // when something changes (a read every 2 s); `--json` prints FleetStatus (components/live/fleet-status.ts).
 // Exit code: 0 when every IrisCluster runs where its placement wants it, 1 otherwise or when the fleet
 // cannot be read (one line saying why, with the fix), 2 on a usage error or a stack that does not exist.
@@ -10,8 +11,11 @@
 // --show-secrets` in this process (commands/pulumi-stack.ts): never on a command line or on disk.
 import { serverOf } from "../components/common/kubeconfig";
 import { exitCodeOf, FleetStatus, readFleetStatus, StackOutputs, StatusError } from "../components/live/fleet-status";
-import { kubeRequest } from "../components/live/kube-read";
+import { describeError, kubeRequest } from "../components/live/kube-read";
 import { noSuchStackMessage, notBroughtUpMessage, renderStatus, STATUS_USAGE, unreachableMessage, useColor, watchKey } from "../components/live/status-view";
+import { memberKubeconfig, Mirror, parseMirrors } from "../components/mirror/mirror-state";
+import type { PodLike } from "../components/mirror/promote";
+import { readMirrorViews } from "../components/mirror/roles";
 import { parseCommandArgs, readStackOutputs, STACK_OPTION, stackNameOf } from "./pulumi-stack";
 
 interface Options {
@@ -38,8 +42,10 @@ function parseArgs(argv: string[]): Options {
     return { stack: args.values.stack, watch: args.flags.has("watch"), json: args.flags.has("json") };
 }
 
-/** What status needs of the stack: its name, its outputs, and the Karmada kubeconfig. */
-async function readStack(o: Options): Promise<{ stack: string; outputs: StackOutputs & { karmadaHost?: string }; kubeconfig: string }> {
+/** What status needs of the stack: its name, its outputs, the Karmada kubeconfig, and for mirrors the members' kubeconfigs. */
+async function readStack(
+    o: Options,
+): Promise<{ stack: string; outputs: StackOutputs & { karmadaHost?: string }; kubeconfig: string; mirrors: Mirror[]; kubeconfigs: unknown }> {
     const ref = { stack: o.stack, command: "status" };
     let out: Record<string, unknown>;
     let stack = o.stack ?? "";
@@ -61,6 +67,18 @@ async function readStack(o: Options): Promise<{ stack: string; outputs: StackOut
             karmadaHost: out.karmadaHost as string | undefined,
         },
         kubeconfig: out.karmadaKubeconfig,
+        mirrors: parseMirrors(out.mirrors),
+        kubeconfigs: out.kubeconfigs,
+    };
+}
+
+/** A pod on a member, through the member's kubeconfig from the stack's secret output. */
+function memberPod(kubeconfigs: unknown) {
+    return async (member: string, namespace: string, name: string): Promise<PodLike | undefined> => {
+        const res = await kubeRequest(memberKubeconfig(kubeconfigs, member), "GET", `/api/v1/namespaces/${namespace}/pods/${name}`);
+        if (res.status === 404) return undefined;
+        if (res.status !== 200) throw new Error(describeError({ code: res.status, body: res.body }));
+        return JSON.parse(res.body) as PodLike;
     };
 }
 
@@ -80,7 +98,9 @@ async function readOnce(stack: Awaited<ReturnType<typeof readStack>>): Promise<F
             throw new Stop(unreachableMessage(stack.stack, serverNamed(stack.kubeconfig), stack.outputs.karmadaHost, (e as Error).message), 1);
         });
     try {
-        return await readFleetStatus(get, stack.stack, stack.outputs);
+        const status = await readFleetStatus(get, stack.stack, stack.outputs);
+        if (stack.mirrors.length > 0) status.mirrors = await readMirrorViews(stack.mirrors, status.members, memberPod(stack.kubeconfigs));
+        return status;
     } catch (e) {
         if (e instanceof Stop) throw e;
         if (e instanceof StatusError) throw new Stop(e.message, 1);

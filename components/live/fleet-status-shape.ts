@@ -115,6 +115,37 @@ export interface MoveView {
     message: string;
 }
 
+/** One IRIS instance of a mirror: a pod of its pair, or the DR async pod on one member. */
+export interface MirrorMemberView {
+    member: string;
+    /** The IrisCluster there: the pair's, or the DR one (`<name>-<member>`). */
+    irisCluster: string;
+    pod: string;
+    /**
+     * Its role by the stack's config: `failover` (a pair pod), `drasync`, `promoted` (the DR member
+     * acting as primary), `fenced` (a pair pod while a DR member is promoted), `rejoining` (a pair pod
+     * declared again to rejoin as DR async).
+     */
+    role: "failover" | "drasync" | "promoted" | "fenced" | "rejoining";
+    /** IKO's `intersystems.com/mirrorRole` label on the pod as IKO set it (`primary`, `backup`); null when it has none or was not read. */
+    label: string | null;
+    /** The pod's phase (`Running`, `Pending`...), `no pod`, `not read: <member> is <state>` (Karmada's view), or `unreadable: <why>`. */
+    podState: string;
+}
+
+/** An IRIS mirror of the stack (the stack output `mirrors`), each member's role read from its pods. */
+export interface MirrorView {
+    /** `namespace/name` of the pair's IrisCluster. */
+    id: string;
+    /** The IRIS mirror's name. */
+    name: string;
+    /** The member of the failover pair. */
+    primary: string;
+    /** The DR member acting as primary (`mirror.promoted` as the last `pulumi up` saw it), or null. */
+    promoted: string | null;
+    members: MirrorMemberView[];
+}
+
 /** What `npm run status -- --json` prints. Stable: fields are added, never renamed or removed. */
 export interface FleetStatus {
     /** The version of this shape: 1. */
@@ -128,6 +159,8 @@ export interface FleetStatus {
     irisClusters: IrisClusterView[];
     /** Recent moves, oldest first (Karmada keeps events for an hour by default). */
     moves: MoveView[];
+    /** The stack's IRIS mirrors and each member's role; absent when the stack has none. Lag is not shown (it needs a session in IRIS). */
+    mirrors?: MirrorView[];
 }
 
 /** The stack outputs status reads (`pulumi stack output --json`). */

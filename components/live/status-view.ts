@@ -1,7 +1,7 @@
 // How `npm run status` prints a FleetStatus (fleet-status.ts): kubectl-like tables, times as ages,
 // colour only when asked (a terminal without NO_COLOR), and the one-line messages it ends with when it
 // cannot show the fleet. Pure: the command decides about colour and the clock.
-import { FleetStatus, IrisClusterView, IrisMemberView, MemberView, MoveView } from "./fleet-status";
+import { FleetStatus, IrisClusterView, IrisMemberView, MemberView, MirrorView, MoveView } from "./fleet-status";
 import { formatAge } from "./progress";
 
 /** How to render. */
@@ -104,6 +104,28 @@ function moveRows(moves: MoveView[], now: number): Cell[][] {
     return moves.map((m) => [cell(ageOf(m.at, now)), cell(m.irisCluster), cell(m.kind, tone(m.kind)), cell(m.members.join(", ") || "-"), cell(m.message)]);
 }
 
+/** One row per instance of each mirror: its role by the config, and IKO's label on its pod. */
+function mirrorRows(mirrors: MirrorView[]): Cell[][] {
+    const roleTone = (r: string): Tone => (r === "promoted" ? "warn" : r === "fenced" ? "bad" : "plain");
+    return mirrors.flatMap((m) =>
+        m.members.map((x, n) => [
+            cell(n === 0 ? `${m.id} (${m.name})` : ""),
+            cell(x.member),
+            cell(x.pod),
+            cell(x.role, roleTone(x.role)),
+            cell(x.label ?? "-"),
+            cell(x.podState, x.podState === "Running" ? "good" : x.role === "fenced" && x.podState === "no pod" ? "plain" : "warn"),
+        ]),
+    );
+}
+
+/** One line per mirror: which member acts as primary. */
+export function mirrorVerdict(m: MirrorView): string {
+    if (!m.promoted) return `${m.id}: mirror ${m.name}, primary pair on ${m.primary}`;
+    const rejoining = m.members.some((x) => x.role === "rejoining");
+    return `${m.id}: mirror ${m.name} promoted to ${m.promoted}; the pair on ${m.primary} ${rejoining ? "rejoins as DR async (npm run failback for the next step)" : "is fenced"}`;
+}
+
 /** One line per IrisCluster: where it runs, or why that is not where its placement wants it. */
 export function verdicts(status: FleetStatus, color: boolean): string[] {
     const paint = (text: string, tone: Tone) => (color ? `\x1b[${CODES[tone]}m${text}\x1b[0m` : text);
@@ -128,6 +150,10 @@ export function renderStatus(status: FleetStatus, opts: RenderOptions): string {
     out.push("");
     if (status.moves.length === 0) out.push("No moves in Karmada's events.");
     else out.push(...table(["AGE", "IRISCLUSTER", "MOVE", "MEMBERS", "MESSAGE"], moveRows(status.moves, opts.now), opts.color));
+    if (status.mirrors?.length) {
+        out.push("", ...table(["MIRROR", "MEMBER", "POD", "ROLE", "IKO LABEL", "POD STATE"], mirrorRows(status.mirrors), opts.color));
+        out.push(...status.mirrors.map(mirrorVerdict));
+    }
     out.push("", ...verdicts(status, opts.color));
     return `${out.join("\n")}\n`;
 }

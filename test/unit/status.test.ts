@@ -28,6 +28,8 @@ import {
     verdicts,
     watchKey,
 } from "../../components/live/status-view";
+import { parseMirrors } from "../../components/mirror/mirror-state";
+import { readMirrorViews } from "../../components/mirror/roles";
 
 const NOW = Date.parse("2026-12-04T12:00:00Z");
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString().replace(".000", "");
@@ -378,6 +380,11 @@ describe("what it prints", () => {
             "dependencies",
         ]);
         expect(Object.keys(s.moves[0])).toEqual(["at", "irisCluster", "kind", "members", "message"]);
+        // A stack with an IRIS mirror adds `mirrors` (components/mirror/roles.ts).
+        const mirrorOutput = { "default/iris": { name: "IRISMIRROR1", primary: "ikoclone", pair: "iris", drAsync: { ikodr: "iris-ikodr" }, configIndex: 0 } };
+        const [mirror] = await readMirrorViews(parseMirrors(mirrorOutput), s.members, async () => ({ status: { phase: "Running" } }));
+        expect(Object.keys(mirror)).toEqual(["id", "name", "primary", "promoted", "members"]);
+        expect(Object.keys(mirror.members[0])).toEqual(["member", "irisCluster", "pod", "role", "label", "podState"]);
         // The example in the docs has the same fields, and no other.
         const example = fs.readFileSync(path.join(__dirname, "../../docs/status.md"), "utf8").split("```jsonc\n")[1].split("```")[0];
         const documented = new Set([...example.matchAll(/"(\w+)":/g)].map((m) => m[1]));
@@ -388,6 +395,9 @@ describe("what it prints", () => {
             s.irisClusters[0].members[0],
             s.irisClusters[0].members[0].dependencies[0] ?? s.irisClusters[0].members[1].dependencies[0],
             s.moves[0],
+            { mirrors: [] },
+            mirror,
+            mirror.members[0],
         ].flatMap((o) => Object.keys(o));
         expect([...documented].sort()).toEqual([...new Set(fields)].sort());
     });

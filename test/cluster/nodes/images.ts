@@ -36,6 +36,41 @@ const BUSYBOX_APPLETS = [
     "ps",
 ];
 
+/**
+ * A stand-in for an IRIS container, for the promotion's exec test: busybox and an `iris` script that
+ * plays `iris session IRIS -U %SYS` as far as Kamino's sessions need (test/cluster/mirror-promote-pod.test.ts).
+ */
+export const IRIS_STANDIN_IMAGE = "kamino.invalid/iris-standin:1";
+
+/**
+ * The stand-in `iris`: records each session's arguments and stdin in /irissys/sessions.log, keeps a
+ * mirror status in /irissys/status (CONNECTED, as a DR async; PRIMARY after PromoteWithNoPartner(),
+ * BACKUP after Promote(), PRIMARY once /irissys/pair-gone is not empty), prints a banner and prompts as a terminal does, and answers only the
+ * lines that write Kamino's markers. It ends at `halt`, as IRIS does.
+ */
+export const IRIS_STANDIN_SCRIPT = `#!/bin/sh
+dir=/irissys
+mkdir -p $dir
+[ -f $dir/status ] || echo CONNECTED > $dir/status
+echo "--- iris $*" >> $dir/sessions.log
+printf '\nNode: %s, Instance: IRIS\n\n%%SYS>' "$(hostname)"
+ok=0
+while IFS= read -r line; do
+    echo "$line" >> $dir/sessions.log
+    case "$line" in
+        *'SYS.Mirror).PromoteWithNoPartner()'*) echo PRIMARY > $dir/status; ok=1 ;;
+        *'SYS.Mirror).Promote()'*) echo BACKUP > $dir/status; ok=1 ;;
+        *KAMINO-RESULT*) printf 'KAMINO-RESULT:%s\n%%SYS>' "$ok" ;;
+        *GetStatus*)
+            # A BACKUP takes over once its primary is gone (the test marks the pair withdrawn in pair-gone).
+            if [ "$(cat $dir/status)" = BACKUP ] && [ -s $dir/pair-gone ]; then echo PRIMARY > $dir/status; fi
+            printf 'KAMINO-STATUS:%s\n%%SYS>' "$(cat $dir/status)" ;;
+        halt) exit 0 ;;
+    esac
+done
+exit 0
+`;
+
 /** Where each binary an image holds is. */
 export interface ImageBinaries {
     pause: string;
@@ -64,6 +99,15 @@ export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/
                 ...debianBinaryFiles("/usr/bin/curl"),
                 { target: "/etc/passwd", contents: "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n" },
                 { target: "/etc/group", contents: "root:x:0:\nnogroup:x:65534:\n" },
+            ],
+            entrypoint: ["/bin/sh"],
+        },
+        {
+            name: IRIS_STANDIN_IMAGE,
+            files: [
+                { target: "/bin/busybox", source: "/bin/busybox" },
+                ...BUSYBOX_APPLETS.map((a) => ({ target: `/bin/${a}`, symlink: "busybox" })),
+                { target: "/usr/local/bin/iris", contents: IRIS_STANDIN_SCRIPT, mode: 0o755 },
             ],
             entrypoint: ["/bin/sh"],
         },

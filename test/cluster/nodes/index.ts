@@ -28,7 +28,7 @@ export {
     CRITICAL_PRIORITY_CLASSES,
 } from "./real-node-cluster";
 export type { RealNodeSpec } from "./real-node-cluster";
-export { SHELL_IMAGE, COREDNS_IMAGE } from "./images";
+export { SHELL_IMAGE, COREDNS_IMAGE, IRIS_STANDIN_IMAGE } from "./images";
 export { NodeNetwork } from "./node-network";
 
 const NODE_BINARIES = [
