@@ -14,5 +14,8 @@ module.exports = {
     // after the last test, and when jest is interrupted (SIGINT, SIGTERM, SIGHUP).
     globalSetup: "<rootDir>/test/support/process-reaper.ts",
     globalTeardown: "<rootDir>/test/support/process-reaper.ts",
+    // Whole stacks under mocks take 1-3 s alone and over 5 s beside CI's Go build (load 6-11 on two
+    // cores): 30 s still stops a hung test without failing a slow one. Engine and cluster files set their own.
+    testTimeout: 30_000,
     projects: [project("unit", "unit"), project("engine", "engine"), project("cluster", "cluster")],
 };

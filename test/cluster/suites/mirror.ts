@@ -2,11 +2,15 @@
 // harness, waiting for what each IrisCluster mounts), added to an IrisCluster that runs (which stays,
 // as the pair: Pulumi aliases it, nothing is replaced): the failover pair pinned on one member, the DR
 // IrisCluster on the other with the merge file that joins it to the mirror at the pair's address,
-// each member's mirror Service only where its pods are. Then what a promotion leaves in the stack
-// (`mirror.promoted`): the pair withdrawn from its member by Karmada while the DR member's objects
-// stay exactly as they were; then failback's first step (`mirror.rejoin`): the pair back on its
-// member, its configSource carrying ValidatedMember=0. Members are existing clusters, so the stack
-// gives the addresses they reach each other at (`mirror.addresses`).
+// each member's mirror Service only where its pods are. Then a promotion's fence, by `npm run
+// promote`'s own code (components/mirror/promote.ts) while the pair's member is down: the pair
+// withdrawn from Karmada, deleted on its member once that is back, and the next `up` with
+// `mirror.promoted` leaving the DR member's objects exactly as they were. Then failback's first step
+// (`mirror.rejoin`): the pair back on its member, its configSource carrying ValidatedMember=0.
+// Members are existing clusters, so the stack gives the addresses they reach each other at
+// (`mirror.addresses`).
+import { parseMirrors } from "../../../components/mirror/mirror-state";
+import { KarmadaRequest, memberState, withdrawPair } from "../../../components/mirror/promote";
 import { EngineSandbox } from "../../support/engine";
 import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { SuiteReport } from "../scaffold/report";
@@ -20,6 +24,8 @@ export const MIRROR_MEMBERS = [PRIMARY, DR];
 const NS = "mirror";
 const WAIT = { timeoutMs: 120_000, intervalMs: 500 };
 const ADDRESSES = { [PRIMARY]: "10.250.0.5", [DR]: "10.250.1.5" };
+/** The pair's policy: the stack's name, which promote finds through Karmada's annotation on the template. */
+const PAIR_POLICY = "iris-pair";
 
 type Obj = KubeObject & { data?: Record<string, string>; spec?: Record<string, any>; status?: { phase?: string } };
 const iris = (name: string) => resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: NS, name });
@@ -41,6 +47,7 @@ function stackConfig(mirror: Record<string, unknown> | undefined): Record<string
                 name: "iris",
                 namespace: NS,
                 image: "containers.intersystems.com/intersystems/iris:2025.1",
+                policyName: PAIR_POLICY,
                 ...(mirror ? { mirror: { primary: PRIMARY, drAsync: [DR], addresses: ADDRESSES, ...mirror } } : { placement: { clusterNames: [PRIMARY] } }),
                 runningTimeoutSeconds: 120,
             },
@@ -51,6 +58,49 @@ function stackConfig(mirror: Record<string, unknown> | undefined): Record<string
 const on = async (m: string, path: string) => member(m).get<Obj>(path);
 const present = (m: string, path: string) => waitFor(`${path} on ${m}`, async () => ((await on(m, path)) ? true : undefined), WAIT);
 const gone = (m: string, path: string) => waitFor(`${path} gone from ${m}`, async () => ((await on(m, path)) ? undefined : true), WAIT);
+
+/**
+ * A promotion's fence, as `npm run promote` makes it while the pair's member is down, and the next
+ * `up` with what it recorded (`mirror.promoted`).
+ */
+async function promotionFence(): Promise<void> {
+    const before = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
+    const mirror = parseMirrors((await stack.outputs()).mirrors.value)[0];
+    const karmada: KarmadaRequest = (method, p, body, contentType) => fleet.karmada.client.request(method, p, body, contentType);
+    // Karmada's annotation names the pair's policy (a policyName of the stack's, not Kamino's default).
+    expect((await fleet.karmada.client.get<Obj>(iris("iris")))?.metadata?.annotations?.["propagationpolicy.karmada.io/name"]).toBe(PAIR_POLICY);
+    expect(await memberState(karmada, PRIMARY)).toBe("Ready");
+    await fleet.stopApiServer(PRIMARY);
+    try {
+        await report.timed(`${PRIMARY} not Ready in Karmada`, () =>
+            waitFor(`${PRIMARY} not Ready`, async () => ((await memberState(karmada, PRIMARY)) !== "Ready" ? true : undefined), {
+                timeoutMs: 300_000,
+                intervalMs: 500,
+            }),
+        );
+        expect(await report.timed("withdraw the pair (npm run promote's fence)", () => withdrawPair(karmada, mirror))).toBe(
+            `IrisCluster iris deleted, PropagationPolicy ${PAIR_POLICY} deleted`,
+        );
+    } finally {
+        await fleet.startApiServer(PRIMARY);
+    }
+    await report.timed("the pair deleted from its member once it is back", () => gone(PRIMARY, iris("iris")));
+    // A second withdrawal (a promote run twice) changes nothing (with the template gone, the policy is named by Kamino's default).
+    expect(await withdrawPair(karmada, mirror)).toMatch(/^IrisCluster iris already gone, PropagationPolicy \S+ already gone$/);
+
+    // What promote recorded: the next up declares no pair and drops it from state; the Service goes too.
+    await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({ promoted: DR })["kamino:irisClusters"]) });
+    const up = await report.timed("up: promoted, the pair fenced", () => stack.up());
+    expect(up.summary.result).toBe("succeeded");
+    // Only deletions: nothing of the DR member was updated or replaced.
+    expect(Object.keys(up.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual(["delete"]);
+    await gone(PRIMARY, service("iris-mirror"));
+    const after = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
+    expect(after.iris?.metadata?.uid).toBe(before.iris?.metadata?.uid);
+    expect(after.iris?.spec).toEqual(before.iris?.spec);
+    expect(after.cpf?.data).toEqual(before.cpf?.data);
+    expect((await stack.outputs()).mirrors.value[`${NS}/iris`]).toMatchObject({ promoted: DR });
+}
 
 /** The mirror suite's tests, on the shared fleet. */
 export function mirrorSuite(shared: SharedFleet): void {
@@ -87,21 +137,10 @@ export function mirrorSuite(shared: SharedFleet): void {
         });
     });
 
-    test("after a promotion (mirror.promoted): Karmada withdraws the pair from its member; the DR member's objects stay as they were", async () => {
-        const before = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
-        await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({ promoted: DR })["kamino:irisClusters"]) });
-        const up = await report.timed("up: promoted, the pair fenced", () => stack.up());
-        expect(up.summary.result).toBe("succeeded");
-        await report.timed("the pair leaves its member", () => gone(PRIMARY, iris("iris")));
-        await gone(PRIMARY, service("iris-mirror"));
-        const after = { iris: await on(DR, iris("iris-ikoclone2")), cpf: await on(DR, configMap("iris-ikoclone2-mirror")) };
-        expect(after.iris?.metadata?.uid).toBe(before.iris?.metadata?.uid);
-        expect(after.iris?.spec).toEqual(before.iris?.spec);
-        expect(after.cpf?.data).toEqual(before.cpf?.data);
-        expect((await stack.outputs()).mirrors.value[`${NS}/iris`]).toMatchObject({ promoted: DR });
-        // Only deletions (the pair's IrisCluster, policy and Service): nothing of the DR member was updated or replaced.
-        expect(Object.keys(up.summary.resourceChanges ?? {}).filter((op) => op !== "same")).toEqual(["delete"]);
-    });
+    test(
+        "a promotion's fence: with the pair's member down, the promotion's own code withdraws the pair from Karmada; back, the member has it deleted; the next up with mirror.promoted drops it from state and leaves the DR member as it was",
+        promotionFence,
+    );
 
     test("failback's first step (mirror.rejoin): the pair back on its member, taking its role from the promoted member (ValidatedMember=0)", async () => {
         await stack.setConfig("kamino:irisClusters", { value: JSON.stringify(stackConfig({ promoted: DR, rejoin: true })["kamino:irisClusters"]) });
