@@ -1,7 +1,8 @@
 // IRIS mirrors across members (issue 35) under mocks: every refusal before any resource, the
 // objects for kind members (Cilium ClusterMesh) and gke members (internal load balancers), the
 // fence a promotion leaves and the pair's way back, and the outputs the commands read.
-import { ConfigError, loadFleetConfig } from "../../components/config";
+import { ConfigError, loadFleetConfig, resolveFleetPlan } from "../../components/config";
+import { memberAccessFor } from "../../components/karmada/members/join";
 import { CILIUM_KEYS, CILIUM_MESH_CLUSTER_FIELDS, CLUSTER_MESH_NODE_PORT } from "../../components/clusters/cluster-mesh";
 import { drAsyncMergeLines, gcpName, withDataMerge } from "../../components/federation/iris-mirror";
 import { kaminoStack } from "../../components/stack";
@@ -156,6 +157,32 @@ describe("mirror config: refused before any resource, naming key and fix", () =>
 
     test("a valid mirror passes", () => {
         expect(problemsOf(drWith({ primary: "ikoclone", drAsync: ["ikodr"] }))).toBe("");
+    });
+});
+
+describe("member access", () => {
+    test("narrow rights on each member let Karmada write the mirror's merge files and Services in its namespace", () => {
+        const plan = resolveFleetPlan(loadFleetConfig(drWith({ primary: "ikoclone", drAsync: ["ikodr"] }), { pathExists: () => true, readFile: () => "" }));
+        const ns = memberAccessFor(plan).namespaces.find((n) => n.namespace === "iris")!;
+        const resources = ns.rules.flatMap((r) => r.resources ?? []);
+        expect(resources).toEqual(expect.arrayContaining(["configmaps", "irisclusters", "services"]));
+        // Without the mirror, the namespace's rules have no Services: the mirror put them there.
+        const plain = resolveFleetPlan(
+            loadFleetConfig(
+                stackConfig("Pulumi.dr.yaml", {
+                    "kamino:iko": { chartPath: FIXTURE_CHART },
+                    "kamino:irisClusters": [{ name: "iris", namespace: "iris", image: IMAGE }],
+                }),
+                {
+                    pathExists: () => true,
+                },
+            ),
+        );
+        expect(
+            memberAccessFor(plain)
+                .namespaces.find((n) => n.namespace === "iris")!
+                .rules.flatMap((r) => r.resources ?? []),
+        ).not.toContain("services");
     });
 });
 

@@ -3,7 +3,7 @@
 // the member (member-access.ts) either way.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, DEFAULTS, drIrisClusterName, FleetConfig, FleetPlan } from "../../config";
+import { ClusterConfig, DEFAULTS, FleetConfig, FleetPlan } from "../../config";
 import { describeError, kubeRequest } from "../../live/kube-read";
 import { detectionFlags } from "../failover/detection";
 import { KarmadaMember } from "./member";
@@ -125,23 +125,19 @@ export function syncModeGate(
     );
 }
 
-/** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the stack config. */
-export function memberAccessFor(cfg: FleetConfig): MemberAccessPlan {
-    const mirrored = cfg.irisClusters.filter((i) => i.mirror);
+/** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the fleet plan. */
+export function memberAccessFor(plan: FleetPlan): MemberAccessPlan {
+    const cfg = plan.config;
+    // An IRIS mirror's merge files (ConfigMaps) and Services, in its IrisCluster's namespace.
+    const mirrored = plan.irisClusters.flatMap((i) => (i.mirror ? [{ namespace: i.config.namespace, mirror: i.mirror }] : []));
     return memberAccessPlan(cfg.karmada.memberAccess, {
         irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
         secretNamespaces: cfg.secrets.map((s) => s.namespace),
-        // An IRIS mirror's merge files (ConfigMaps) and Services, in its IrisCluster's namespace.
-        configMapNamespaces: [...cfg.configMaps.map((c) => c.namespace), ...mirrored.map((i) => i.namespace)],
+        configMapNamespaces: [...cfg.configMaps.map((c) => c.namespace), ...mirrored.map((m) => m.namespace)],
         manifestObjects: [
             ...cfg.manifests.flatMap((m) => m.objects.map((o) => ({ group: o.group, resource: o.resource, namespace: o.namespace, name: o.name }))),
-            ...mirrored.flatMap((i) =>
-                [i.name, ...i.mirror!.drAsync.map((d) => drIrisClusterName(i.name, d))].map((n) => ({
-                    group: "",
-                    resource: "services",
-                    namespace: i.namespace,
-                    name: `${n}-mirror`,
-                })),
+            ...mirrored.flatMap(({ namespace, mirror }) =>
+                [mirror.pair, ...mirror.drAsync].map((m) => ({ group: "", resource: "services", namespace, name: m.serviceName })),
             ),
         ],
     });
@@ -174,7 +170,7 @@ export function joinMember(
         zones: cluster.zones,
         memberLifecycle: cluster.lifecycle,
         joinAfter: cluster.joinAfter,
-        access: memberAccessFor(cfg),
+        access: memberAccessFor(plan),
         narrowAfter,
     };
     if (c.syncMode !== "Pull")
