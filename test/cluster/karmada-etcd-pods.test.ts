@@ -185,12 +185,22 @@ test("a member whose volume is lost is replaced by docs/production.md's steps: r
     );
     expect(patched.status).toBe(200);
     await host.client.delete(resourcePath("v1", "pods", { namespace: NS, name: last }));
-    // 6. three members again, each healthy, the replaced one with a new ID.
+    // 6. the patch rolls every member (highest ordinal first), so "three Ready" holds between two
+    // restarts too: wait for the rollout to finish, as `kubectl rollout status` does.
     await waitFor(
-        "three members Ready after the replacement",
+        "the StatefulSet's rollout done, three members Ready",
         async () => {
-            const pods = await Promise.all(n.members.map((m) => getPod(host.client, NS, m)));
-            return pods.every((p) => p?.status?.containerStatuses?.[0]?.ready) ? true : undefined;
+            const s = (await host.client.get(sts)) as {
+                metadata: { generation: number };
+                status: { observedGeneration?: number; readyReplicas?: number; updatedReplicas?: number; currentRevision?: string; updateRevision?: string };
+            };
+            const st = s.status;
+            const done =
+                st.observedGeneration === s.metadata.generation &&
+                st.updatedReplicas === n.members.length &&
+                st.readyReplicas === n.members.length &&
+                st.currentRevision === st.updateRevision;
+            return done ? true : undefined;
         },
         { timeoutMs: 300_000, intervalMs: 2000 },
     );
