@@ -2,8 +2,13 @@
 // parser for their arguments, one set of flags for every pulumi call, and one way to read a
 // stack's outputs. Outputs are read with --show-secrets (the Karmada kubeconfig is one): what pulumi
 // prints then is captured in this process, never shown, never written to disk, and never quoted in
-// an error message, so a secret cannot leak through a failure either.
+// an error message, so a secret cannot leak through a failure either. Every pulumi call runs with a
+// TMPDIR of its own, removed when it ends: pulumi-kubernetes writes each provider's kubeconfig, its
+// credentials included, to a temp file it never removes (provider.go, `writeKubeconfigToFile`).
 import { execFile, execFileSync, spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 
 /** Which stack a command works on, and from where. */
 export interface StackRef {
@@ -94,10 +99,29 @@ export function decodeOutputs(stdout: string): Record<string, unknown> {
     return decoded as Record<string, unknown>;
 }
 
+/** A private temp directory (0700) for one pulumi call, and its removal. */
+export function pulumiTmp(ref: StackRef): { env: NodeJS.ProcessEnv; remove: () => void } {
+    const base = ref.env ?? process.env;
+    const dir = fs.mkdtempSync(path.join(base.TMPDIR || os.tmpdir(), "kamino-pulumi-"));
+    return { env: { ...base, TMPDIR: dir }, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Runs a synchronous pulumi call with its private temp directory, removed when the call ends, even on failure. */
+function withTmp<T>(ref: StackRef, run: (env: NodeJS.ProcessEnv) => T): T {
+    const tmp = pulumiTmp(ref);
+    try {
+        return run(tmp.env);
+    } finally {
+        tmp.remove();
+    }
+}
+
 /** Runs pulumi with stdout and stderr captured (never shown); rejects with a PulumiError naming pulumi's error. */
 export function pulumiCaptured(ref: StackRef, args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-        execFile("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: ref.env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const tmp = pulumiTmp(ref);
+    return new Promise<string>((resolve, reject) => {
+        execFile("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: tmp.env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+            tmp.remove();
             if (!err) return resolve(stdout);
             if ((err as NodeJS.ErrnoException).code === "ENOENT") {
                 return reject(new PulumiError(`the pulumi CLI is not on PATH (npm ci installs it: run through npm run ${ref.command ?? "<command>"})`));
@@ -119,26 +143,28 @@ export async function readStackOutputs(ref: StackRef): Promise<Record<string, un
 
 /** A pulumi command whose output is data (JSON): stdout captured, never shown; pulumi's errors go to stderr. */
 export function pulumiJson<T>(ref: StackRef, args: string[]): T {
-    return JSON.parse(
+    const stdout = withTmp(ref, (env) =>
         execFileSync("pulumi", pulumiArgs(ref, args), {
             cwd: ref.cwd,
-            env: ref.env,
+            env,
             encoding: "utf8",
             stdio: ["ignore", "pipe", "inherit"],
             maxBuffer: 256 * 1024 * 1024,
         }),
-    ) as T;
+    );
+    return JSON.parse(stdout) as T;
 }
 
 /** A pulumi command that changes the stack, shown as it runs (`inherit`) or not at all (`ignore`); throws when it fails. */
 export function pulumiRun(ref: StackRef, args: string[], output: "inherit" | "ignore"): void {
-    execFileSync("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: ref.env, stdio: ["ignore", output, output] });
+    withTmp(ref, (env) => execFileSync("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env, stdio: ["ignore", output, output] }));
 }
 
 /** A pulumi command the user should see (`up`, `refresh`), streamed as it runs; resolves its exit code and output. */
 export function pulumiShown(ref: StackRef, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-    return new Promise((resolve, reject) => {
-        const child = spawn("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: { ...(ref.env ?? process.env), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const tmp = pulumiTmp(ref);
+    return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn("pulumi", pulumiArgs(ref, args), { cwd: ref.cwd, env: { ...tmp.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
         let output = "";
         const tee = (d: Buffer) => {
             output += d.toString();
@@ -146,7 +172,13 @@ export function pulumiShown(ref: StackRef, args: string[], env: Record<string, s
         };
         child.stdout.on("data", tee);
         child.stderr.on("data", tee);
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, output }));
+        child.on("error", (e) => {
+            tmp.remove();
+            reject(e);
+        });
+        child.on("close", (code) => {
+            tmp.remove();
+            resolve({ code, output });
+        });
     });
 }

@@ -99,6 +99,8 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     const clientOf = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
     const karmada = () => fleet.karmada.client;
 
+    const started = Date.now();
+
     beforeAll(async () => {
         fleet = new LoopbackFleet({ hostName: "ikofett", members });
         await timed("harness start", () => fleet.start());
@@ -131,6 +133,17 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         outputs = result.outputs;
         upOutput = result.stdout;
         progress = infos;
+    });
+
+    test("pulumi-kubernetes' kubeconfig files (credentials in each) land in the sandbox's TMPDIR, none in the machine's", () => {
+        // Why every pulumi call gets a TMPDIR of its own (commands/pulumi-stack.ts, test/support/engine.ts):
+        // the provider writes one per provider it configures and never removes it.
+        const leftByProvider = fs.readdirSync(sandbox.env.TMPDIR).filter((f) => f.startsWith("kubeconfig"));
+        expect(leftByProvider.length).toBeGreaterThan(0);
+        const holdsCredentials = leftByProvider.filter((f) => /client-key-data|token:/.test(fs.readFileSync(path.join(sandbox.env.TMPDIR, f), "utf8")));
+        expect(holdsCredentials.length).toBeGreaterThan(0);
+        const machines = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("kubeconfig") && fs.statSync(path.join(os.tmpdir(), f)).mtimeMs >= started);
+        expect(machines).toEqual([]);
     });
 
     test("while up waits, the waiting components show what they wait on as it changes, and how each wait ended", () => {

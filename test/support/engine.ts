@@ -52,7 +52,11 @@ export class EngineSandbox {
         const pulumiYaml = fs.readFileSync(path.join(this.project, "Pulumi.yaml"), "utf8").replace(/^backend:\n {2}url: .*\n/m, "");
         fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), pulumiYaml);
         fs.mkdirSync(path.join(this.dir, "state"));
+        fs.mkdirSync(path.join(this.dir, "tmp"));
         this.env = {
+            // The engine's temp files go with the sandbox: pulumi-kubernetes leaves a kubeconfig (with its
+            // credentials) per provider it configures, and the Node host its pulumi-node-pipes-* when killed.
+            TMPDIR: path.join(this.dir, "tmp"),
             PATH: `${binPath}:${process.env.PATH}`,
             PULUMI_HOME: path.join(this.dir, "home"),
             PULUMI_BACKEND_URL: `file://${path.join(this.dir, "state")}`,

@@ -12,6 +12,9 @@ import {
     pulumiCaptured,
     PulumiError,
     pulumiErrorLine,
+    pulumiJson,
+    pulumiRun,
+    pulumiShown,
     readStackOutputs,
     STACK_OPTION,
     stackNameOf,
@@ -131,6 +134,37 @@ describe("against a stand-in pulumi on PATH", () => {
         standIn("secret-kubeconfig", "error: no stack named qa found", 255);
         const failure = pulumiCaptured({ stack: "qa", env }, ["stack", "output", "--json", "--show-secrets"]);
         await expect(failure).rejects.toThrow(new PulumiError("no stack named qa found"));
+    });
+
+    test("every call runs with a TMPDIR of its own, gone when it ends: the provider's kubeconfig files go with it", async () => {
+        // The stand-in does what pulumi-kubernetes does on Configure: a kubeconfig in $TMPDIR, never removed.
+        const leaves = (code: number) =>
+            fs.writeFileSync(
+                path.join(dir, "pulumi"),
+                `#!/bin/sh\necho "$TMPDIR" >> "${dir}/tmpdirs"\necho creds > "$TMPDIR/kubeconfig123"\necho '{}'\nexit ${code}\n`,
+                { mode: 0o755 },
+            );
+        const out = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
+        try {
+            leaves(0);
+            await pulumiCaptured({ env }, ["up"]);
+            pulumiJson({ env }, ["preview", "--json"]);
+            pulumiRun({ env }, ["refresh"], "ignore");
+            await pulumiShown({ env }, ["up"]);
+            leaves(1);
+            await expect(pulumiCaptured({ env }, ["up"])).rejects.toThrow(PulumiError);
+            expect(() => pulumiRun({ env }, ["up"], "ignore")).toThrow();
+            expect((await pulumiShown({ env }, ["up"])).code).toBe(1);
+        } finally {
+            out.mockRestore();
+        }
+        const tmpdirs = fs.readFileSync(path.join(dir, "tmpdirs"), "utf8").trim().split("\n");
+        expect(tmpdirs).toHaveLength(7);
+        expect(new Set(tmpdirs).size).toBe(7);
+        for (const t of tmpdirs) {
+            expect(path.basename(t)).toMatch(/^kamino-pulumi-/);
+            expect(fs.existsSync(t)).toBe(false);
+        }
     });
 
     test("no pulumi on PATH: the hint names the npm script", async () => {
