@@ -13,9 +13,9 @@
 import { failback, FailbackError } from "../components/karmada/failover/failback";
 import { kubeRequest } from "../components/live/kube-read";
 import { mirrorFailback, switchBackInstructions } from "../components/mirror/failback";
-import { Mirror, mirrorConfigPath, MirrorError, parseMirrors } from "../components/mirror/mirror-state";
-import { mirrorPorts } from "./mirror-ports";
-import { parseCommandArgs, pulumiCaptured, PulumiError, pulumiShown, readStackOutputs, STACK_OPTION, stackNameOf, StackRef } from "./pulumi-stack";
+import { Mirror, MirrorError, parseMirrors } from "../components/mirror/mirror-state";
+import { mirrorPorts, setMirrorField } from "./mirror-ports";
+import { parseCommandArgs, PulumiError, pulumiShown, readStackOutputs, STACK_OPTION, stackNameOf, StackRef } from "./pulumi-stack";
 
 function usage(message: string): never {
     process.stderr.write(`${message}\nusage: npm run failback -- <namespace/name> [--stack <stack>]\n`);
@@ -29,7 +29,7 @@ async function failbackMirror(ref: StackRef, outputs: Record<string, unknown>, m
     const ports = {
         ...mirrorPorts(ref, outputs, () => m, say),
         setRejoin: async () => {
-            await pulumiCaptured(ref, ["config", "set", "--path", mirrorConfigPath(m, "rejoin"), "true", "--type", "bool"]);
+            await setMirrorField(ref, m, "rejoin", true);
         },
         up: async () => (await pulumiShown(ref, ["up", "--yes", "--skip-preview"])).code,
     };

@@ -4,14 +4,42 @@
 // sessions through the exec API. Used by commands/promote.ts and commands/failback.ts.
 import { describeError, kubeRequest } from "../components/live/kube-read";
 import { podExec } from "../components/live/pod-exec";
-import { memberKubeconfig, Mirror, mirrorConfigOf, mirrorConfigPath, MirrorError } from "../components/mirror/mirror-state";
+import { memberKubeconfig, Mirror, mirrorConfigOf, mirrorConfigPath, MirrorError, withMirrorField } from "../components/mirror/mirror-state";
 import { MirrorPorts, PodLike } from "../components/mirror/promote";
 import { pulumiCaptured, StackRef } from "./pulumi-stack";
 
+/** `kamino:irisClusters` as `pulumi config get --json` gives it: `objectValue` when the key is YAML, only `value` when it is one JSON string. */
+async function irisClustersConfig(ref: StackRef): Promise<{ list: unknown; yaml: boolean }> {
+    const got = JSON.parse(await pulumiCaptured(ref, ["config", "get", "kamino:irisClusters", "--json"])) as { value?: string; objectValue?: unknown };
+    return got.objectValue !== undefined ? { list: got.objectValue, yaml: true } : { list: JSON.parse(got.value ?? "[]"), yaml: false };
+}
+
 /** The mirror's entry in the stack config now (`pulumi config get kamino:irisClusters --json`). */
 export async function readMirrorConfig(ref: StackRef, m: Mirror) {
-    const got = JSON.parse(await pulumiCaptured(ref, ["config", "get", "kamino:irisClusters", "--json"])) as { value?: string; objectValue?: unknown };
-    return mirrorConfigOf(got.objectValue ?? JSON.parse(got.value ?? "[]"), m);
+    return mirrorConfigOf((await irisClustersConfig(ref)).list, m);
+}
+
+/**
+ * Sets one field of the mirror's entry in the stack config, in the form the key is stored in: `--path`
+ * where it is YAML; where it is one JSON string, the whole list written back with the field changed
+ * (`--path` would replace that string by the path alone, losing every other entry).
+ */
+export async function setMirrorField(ref: StackRef, m: Mirror, field: "promoted" | "rejoin", value: string | boolean): Promise<void> {
+    const { list, yaml } = await irisClustersConfig(ref);
+    if (yaml) {
+        mirrorConfigOf(list, m); // still the same entry
+        await pulumiCaptured(ref, [
+            "config",
+            "set",
+            "--path",
+            mirrorConfigPath(m, field),
+            String(value),
+            "--type",
+            typeof value === "boolean" ? "bool" : "string",
+        ]);
+    } else {
+        await pulumiCaptured(ref, ["config", "set", "kamino:irisClusters", JSON.stringify(withMirrorField(list, m, field, value))]);
+    }
 }
 
 /** The ports of the promotion, on the stack's outputs (kept in this process). */
@@ -22,7 +50,7 @@ export function mirrorPorts(ref: StackRef, outputs: Record<string, unknown>, mir
         karmada: (method, path, body, contentType) => kubeRequest(karmada, method, path, body, { contentType }),
         readConfig: () => readMirrorConfig(ref, mirror()),
         setPromoted: async (member) => {
-            await pulumiCaptured(ref, ["config", "set", "--path", mirrorConfigPath(mirror(), "promoted"), member, "--type", "string"]);
+            await setMirrorField(ref, mirror(), "promoted", member);
         },
         getPod: async (member, namespace, name) => {
             const res = await kubeRequest(memberKubeconfig(outputs.kubeconfigs, member), "GET", `/api/v1/namespaces/${namespace}/pods/${name}`);

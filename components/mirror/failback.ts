@@ -82,6 +82,7 @@ export function switchBackInstructions(m: Mirror, promoted: string, stack: strin
         `  c. when ${dr} is back, demote it to DR async: ${session(promoted, dr, "set sc=##class(SYS.Mirror).Demote() write $SYSTEM.Status.IsOK(sc),! halt")}`,
         `  d. promote ${second} to failover member the same way as (a);`,
         `  e. pulumi config rm --path '${mirrorConfigPath(m, "rejoin")}' -s ${stack} && pulumi config rm --path '${mirrorConfigPath(m, "promoted")}' -s ${stack} && pulumi up -s ${stack}`,
+        `     (where kamino:irisClusters is one JSON string in Pulumi.${stack}.yaml rather than YAML, --path leaves it as it is: delete both fields from the string instead)`,
         `(the kubeconfigs: pulumi stack output commands -s ${stack} shows how to write them)`,
     ].join("\n");
 }

@@ -93,6 +93,15 @@ export const mirrorConfigPath = (m: Mirror, field: "promoted" | "rejoin") => `ka
  * last `up` could have moved it, and a promotion must not be recorded on another entry.
  */
 export function mirrorConfigOf(irisClusters: unknown, m: Mirror): MirrorConfig {
+    const mirror = mirrorEntryOf(irisClusters, m).mirror as Record<string, unknown>;
+    return {
+        ...(typeof mirror.promoted === "string" ? { promoted: mirror.promoted } : {}),
+        ...(mirror.rejoin === true || mirror.rejoin === "true" ? { rejoin: true } : {}),
+    };
+}
+
+/** The mirror's entry in `kamino:irisClusters`, refused unless it is still the IrisCluster the output's index names. */
+function mirrorEntryOf(irisClusters: unknown, m: Mirror): Record<string, unknown> {
     const entry = Array.isArray(irisClusters) ? (irisClusters[m.configIndex] as Record<string, unknown> | undefined) : undefined;
     const namespace = typeof entry?.namespace === "string" ? entry.namespace : DEFAULTS.irisNamespace;
     if (!isObject(entry) || entry.name !== m.pair || namespace !== m.namespace || !isObject(entry.mirror)) {
@@ -102,11 +111,20 @@ export function mirrorConfigOf(irisClusters: unknown, m: Mirror): MirrorConfig {
             3,
         );
     }
-    const mirror = entry.mirror;
-    return {
-        ...(typeof mirror.promoted === "string" ? { promoted: mirror.promoted } : {}),
-        ...(mirror.rejoin === true || mirror.rejoin === "true" ? { rejoin: true } : {}),
-    };
+    return entry;
+}
+
+/**
+ * `kamino:irisClusters` with one field of the mirror's entry set (or removed, for undefined), every
+ * other entry and field as it was: for a key stored as one JSON string, which `pulumi config set
+ * --path` would replace by the path alone (the whole list lost) and `config rm --path` leaves as it is.
+ */
+export function withMirrorField(irisClusters: unknown, m: Mirror, field: "promoted" | "rejoin", value: string | boolean | undefined): unknown[] {
+    const entry = mirrorEntryOf(irisClusters, m);
+    const { [field]: _old, ...rest } = entry.mirror as Record<string, unknown>;
+    const list = [...(irisClusters as unknown[])];
+    list[m.configIndex] = { ...entry, mirror: value === undefined ? rest : { ...rest, [field]: value } };
+    return list;
 }
 
 /** The member kubeconfig a command needs, from the secret output `kubeconfigs` (never printed). */

@@ -7,7 +7,16 @@
 import { spawnSync } from "child_process";
 import * as path from "path";
 import { exitCodeOf } from "../../components/live/pod-exec";
-import { findMirror, memberKubeconfig, Mirror, mirrorConfigOf, MirrorConfig, MirrorError, parseMirrors } from "../../components/mirror/mirror-state";
+import {
+    findMirror,
+    memberKubeconfig,
+    Mirror,
+    mirrorConfigOf,
+    MirrorConfig,
+    MirrorError,
+    parseMirrors,
+    withMirrorField,
+} from "../../components/mirror/mirror-state";
 import { MirrorPorts, promote } from "../../components/mirror/promote";
 import {
     checkPrimaryMember,
@@ -68,6 +77,19 @@ describe("the stack output and config of a mirror", () => {
         expect(() => mirrorConfigOf([{ name: "other", mirror: {} }], m)).toThrow(/kamino:irisClusters\[0\] is not the mirror default\/iris any more/);
         expect(() => mirrorConfigOf([{ name: "iris" }], m)).toThrow(/not the mirror/);
         expect(() => mirrorConfigOf([], m)).toThrow(/run pulumi up so that/);
+    });
+
+    test("one field of the entry set or removed, every other entry and field as it was; a moved entry refused", () => {
+        const m = MIRRORS[0];
+        const list = [{ name: "iris", image: "i", mirror: { primary: "ikoclone", drAsync: ["ikodr"] } }, { name: "other" }];
+        const promoted = withMirrorField(list, m, "promoted", "ikodr");
+        expect(promoted).toEqual([{ name: "iris", image: "i", mirror: { primary: "ikoclone", drAsync: ["ikodr"], promoted: "ikodr" } }, { name: "other" }]);
+        expect(list[0].mirror).toEqual({ primary: "ikoclone", drAsync: ["ikodr"] }); // not changed in place
+        expect(withMirrorField(withMirrorField(promoted, m, "rejoin", true), m, "promoted", undefined)).toEqual([
+            { name: "iris", image: "i", mirror: { primary: "ikoclone", drAsync: ["ikodr"], rejoin: true } },
+            { name: "other" },
+        ]);
+        expect(() => withMirrorField([{ name: "other" }, list[0]], m, "promoted", "ikodr")).toThrow(/kamino:irisClusters\[0\] is not the mirror/);
     });
 
     test("a member without a kubeconfig in the outputs is a failure that never shows the others", () => {
