@@ -18,6 +18,7 @@ import { PortAllocator } from "./harness/ports";
 import { loopbackStack } from "./loopback-stack";
 import { RealNodeCluster, RealNodes } from "./nodes";
 import { Pod } from "./nodes/pods";
+import { nodeTasks } from "../support/node-sweep";
 
 jest.setTimeout(15 * 60_000);
 
@@ -108,7 +109,15 @@ test("the member's node loses power: federated-iris moves to the backup and runs
     const node = member.nodes[0];
     await runsOn(view, ID, MEMBER);
     let killed = 0;
-    const powerCut: Fault = { cut: async () => void (killed = await node.powerOff()), restore: () => node.powerOn() };
+    let atCut = { tasks: 0, sockets: 0 };
+    const powerCut: Fault = {
+        cut: async () => {
+            killed = await node.powerOff();
+            const tasks = nodeTasks(node.layout.dir);
+            atCut = { tasks: tasks.length, sockets: tasks.filter((t) => t.socket).length };
+        },
+        restore: () => node.powerOn(),
+    };
     let away: OutageTimeline | undefined;
     let ready: string | undefined;
     try {
@@ -126,6 +135,9 @@ test("the member's node loses power: federated-iris moves to the backup and runs
     }
     // The kubelet, kube-proxy, containerd, its shims and the pods' processes (pause, the agent, CoreDNS).
     expect(killed).toBeGreaterThanOrEqual(6);
+    // The dead tasks stay in containerd's state until it restarts; their shims' sockets went with the power.
+    expect(atCut.tasks).toBeGreaterThan(0);
+    expect(atCut.sockets).toBe(0);
     // A silent agent reads Unknown (notes §9a), which the taint policy taints.
     expect(ready).toBe("Unknown");
     expect(away!.notReady_s).toBeLessThanOrEqual(30);

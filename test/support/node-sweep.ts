@@ -178,7 +178,7 @@ export function nodeTasks(root: string): { id: string; socket?: string }[] {
 }
 
 /** Removes the shim sockets of every task under `root`'s nodes (the shims are dead by now); returns how many. */
-function removeShimSockets(root: string): number {
+export function removeShimSockets(root: string): number {
     const sockets = nodeTasks(root).flatMap((t) => (t.socket ? [t.socket] : []));
     for (const s of sockets) fs.rmSync(s, { force: true });
     return sockets.length;

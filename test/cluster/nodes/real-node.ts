@@ -10,7 +10,7 @@ import { writeKubeconfig } from "../harness/kubeconfig";
 import { read } from "../harness/plan";
 import { ManagedProcess, ProcessSupervisor } from "../harness/processes";
 import { waitFor } from "../harness/wait";
-import { killAll, processesOf } from "../../support/node-sweep";
+import { killAll, processesOf, removeShimSockets } from "../../support/node-sweep";
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "./node-config";
 
 /** The programs a node runs. */
@@ -114,7 +114,11 @@ export class RealNode {
     async powerOff(): Promise<number> {
         const own = this.processes.filter((p) => !p.exit);
         await Promise.all(own.map((p) => this.supervisor.killOne(p)));
-        return own.length + killAll(() => processesOf(`${this.layout.cgroupRoot}/`, this.layout.dir));
+        const killed = own.length + killAll(() => processesOf(`${this.layout.cgroupRoot}/`, this.layout.dir));
+        // A power loss empties /run (a tmpfs): the dead shims' sockets in /run/containerd/s go too. Left
+        // there, they outlived the run, since the tasks they named are gone from containerd's state by close().
+        removeShimSockets(this.layout.dir);
+        return killed;
     }
 
     /**
