@@ -76,6 +76,20 @@ afterAll(() => {
     if (process.env.KAMINO_CLUSTER_TIMINGS_FILE) fs.writeFileSync(process.env.KAMINO_CLUSTER_TIMINGS_FILE, JSON.stringify(report, null, 2));
 });
 
+/**
+ * Why every pulumi call gets a TMPDIR of its own (commands/pulumi-stack.ts, test/support/engine.ts):
+ * the provider writes a kubeconfig per provider it configures, credentials included, and never removes it.
+ */
+function expectProviderKubeconfigsKeptIn(tmpdir: string, since: number): void {
+    const leftByProvider = fs.readdirSync(tmpdir).filter((f) => f.startsWith("kubeconfig"));
+    const holdsCredentials = leftByProvider.filter((f) => /client-key-data|token:/.test(fs.readFileSync(path.join(tmpdir, f), "utf8")));
+    expect(holdsCredentials.length).toBeGreaterThan(0);
+    const machines = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("kubeconfig") && fs.statSync(path.join(os.tmpdir(), f)).mtimeMs >= since);
+    expect(machines).toEqual([]);
+}
+
+const started = Date.now();
+
 describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     const members = Array.from({ length: count }, (_, i) => (i === 0 ? "ikoclone" : `ikoclone${i + 1}`));
     const timings: Timings = (report[`${count} member(s)`] = {});
@@ -99,8 +113,6 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
     const clientOf = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
     const karmada = () => fleet.karmada.client;
 
-    const started = Date.now();
-
     beforeAll(async () => {
         fleet = new LoopbackFleet({ hostName: "ikofett", members });
         await timed("harness start", () => fleet.start());
@@ -120,7 +132,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         await fleet?.stop();
     });
 
-    test("pulumi up", async () => {
+    test("pulumi up (pulumi-kubernetes' kubeconfig files, credentials in each, stay in the sandbox's TMPDIR)", async () => {
         const rec = stepRecorder();
         const infos: Array<{ urn: string; message: string; ephemeral: boolean }> = [];
         const onEvent = (e: EngineEvent) => {
@@ -130,20 +142,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         };
         const result = await timed("pulumi up", () => stack.up({ onEvent }));
         expect(result.summary.result).toBe("succeeded");
-        outputs = result.outputs;
-        upOutput = result.stdout;
+        ({ outputs, stdout: upOutput } = result);
         progress = infos;
-    });
-
-    test("pulumi-kubernetes' kubeconfig files (credentials in each) land in the sandbox's TMPDIR, none in the machine's", () => {
-        // Why every pulumi call gets a TMPDIR of its own (commands/pulumi-stack.ts, test/support/engine.ts):
-        // the provider writes one per provider it configures and never removes it.
-        const leftByProvider = fs.readdirSync(sandbox.env.TMPDIR).filter((f) => f.startsWith("kubeconfig"));
-        expect(leftByProvider.length).toBeGreaterThan(0);
-        const holdsCredentials = leftByProvider.filter((f) => /client-key-data|token:/.test(fs.readFileSync(path.join(sandbox.env.TMPDIR, f), "utf8")));
-        expect(holdsCredentials.length).toBeGreaterThan(0);
-        const machines = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("kubeconfig") && fs.statSync(path.join(os.tmpdir(), f)).mtimeMs >= started);
-        expect(machines).toEqual([]);
+        expectProviderKubeconfigsKeptIn(sandbox.env.TMPDIR, started);
     });
 
     test("while up waits, the waiting components show what they wait on as it changes, and how each wait ended", () => {
