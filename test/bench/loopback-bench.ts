@@ -11,6 +11,7 @@
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -23,7 +24,7 @@ import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
-import { REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
@@ -34,6 +35,7 @@ const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const REAL_RUNS = Number(process.env.KAMINO_BENCH_REAL_RUNS ?? String(RUNS));
+const PROMOTE_RUNS = Number(process.env.KAMINO_BENCH_PROMOTE_RUNS ?? String(RUNS));
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
 // peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
@@ -204,6 +206,12 @@ async function main(): Promise<void> {
         console.log(`real nodes run ${i + 1}/${REAL_RUNS}: ${REAL_METRICS.map((m) => `${m}=${realRuns[i][m]}`).join(" ")}`);
     }
     const real = REAL_RUNS > 0 ? Object.fromEntries(REAL_METRICS.map((m) => [m, stats(realRuns.map((r) => r[m]))])) : undefined;
+    const promoteRuns: Record<string, number>[] = [];
+    for (let i = 0; i < PROMOTE_RUNS; i++) {
+        promoteRuns.push(await promoteOnce(binPath));
+        console.log(`promotion run ${i + 1}/${PROMOTE_RUNS}: ${PROMOTE_METRICS.map((m) => `${m}=${promoteRuns[i][m]}`).join(" ")}`);
+    }
+    const promote = PROMOTE_RUNS > 0 ? Object.fromEntries(PROMOTE_METRICS.map((m) => [m, stats(promoteRuns.map((r) => r[m]))])) : undefined;
     const machine = {
         cores: os.cpus().length,
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
@@ -217,17 +225,31 @@ async function main(): Promise<void> {
     const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
     const kept = Object.fromEntries(
-        Object.entries(earlier).filter(([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : SCALES.length === 0)),
+        Object.entries(earlier).filter(
+            ([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : SCALES.length === 0),
+        ),
     );
     const machines = {
         ...earlierMachines,
         ...(SCALES.length ? { scales: machine } : {}),
         ...(failover ? { failover: machine } : {}),
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
+        ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
     };
     fs.writeFileSync(
         OUT,
-        JSON.stringify({ machine: machines, ...kept, ...results, ...(failover ? { failover } : {}), ...(real ? { real_nodes: real } : {}) }, null, 2) + "\n",
+        JSON.stringify(
+            {
+                machine: machines,
+                ...kept,
+                ...results,
+                ...(failover ? { failover } : {}),
+                ...(real ? { real_nodes: real } : {}),
+                ...(promote ? { promote } : {}),
+            },
+            null,
+            2,
+        ) + "\n",
     );
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
@@ -257,6 +279,10 @@ async function main(): Promise<void> {
     if (real)
         console.log(
             `real nodes (a three-node host, then Kamino's etcd by pulumi up), min / median / max of ${REAL_RUNS} run(s): ${REAL_METRICS.map((m) => `${m} ${real[m].min} / ${real[m].median} / ${real[m].max}`).join(", ")}`,
+        );
+    if (promote)
+        console.log(
+            `the mirror's promotion (the primary's member lost for good, then npm run promote), seconds since the loss, min / median / max of ${PROMOTE_RUNS} run(s): ${PROMOTE_METRICS.map((m) => `${m} ${promote[m].min} / ${promote[m].median} / ${promote[m].max}`).join(", ")}`,
         );
     console.log(`wrote ${OUT}`);
 }

@@ -3,31 +3,46 @@
 // three members as real pods until every one is Ready (etcd_up_s); up_real_s is both. Karmada's
 // chart cannot be had here (docs/testing.md, Real pods), so this is the part of the production
 // install that can run; the seed's "about 10-15 minutes" is the whole chart on kind.
-import { LOCAL_STORAGE_CLASS, RealNodes } from "../cluster/nodes";
-import { karmadaEtcdStack } from "../cluster/real-etcd-stack";
+import { loseThePrimaryAndPromote, PromoteTimeline, startMirrorPromoteFleet } from "../cluster/mirror-promote-scenario";
+import { RealNodes } from "../cluster/nodes";
+import { realEtcdHost, RealEtcdTimings } from "../cluster/real-etcd-stack";
 import { EngineSandbox } from "../support/engine";
 import { runTag, sweepRealNodes } from "../support/node-sweep";
 
-export const REAL_METRICS = ["host_start_s", "etcd_up_s", "up_real_s"] as const;
+export const REAL_METRICS = ["host_start_s", "etcd_up_s", "up_real_s"] as const satisfies readonly (keyof RealEtcdTimings)[];
 export type RealMetric = (typeof REAL_METRICS)[number];
-
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** One run: a fresh network, host and stack; everything removed after. */
 export async function realNodesOnce(binPath: string): Promise<Record<RealMetric, number>> {
     const nodes = RealNodes.create();
     const sandbox = new EngineSandbox(binPath);
     try {
-        const t0 = Date.now();
-        const host = await nodes.cluster({ name: "benchhost", nodes: ["zone-a", "zone-b", "zone-c"].map((zone) => ({ zone })), limitCriticalPriority: true });
-        const t1 = Date.now();
-        const stack = await karmadaEtcdStack(sandbox, "bench-etcd", host.kubeconfig, LOCAL_STORAGE_CLASS);
-        const up = await stack.up();
-        if (up.summary.result !== "succeeded") throw new Error(`up ${up.summary.result}`);
-        const t2 = Date.now();
-        return { host_start_s: seconds(t1 - t0), etcd_up_s: seconds(t2 - t1), up_real_s: seconds(t2 - t0) };
+        return (await realEtcdHost(nodes, sandbox, { host: "benchhost", stack: "bench-etcd" })).timings;
     } finally {
         sandbox.cleanup();
+        await nodes.close();
+        sweepRealNodes(runTag());
+    }
+}
+
+export const PROMOTE_METRICS = ["detected_s", "promote_cmd_s", "promote_s"] as const satisfies readonly (keyof PromoteTimeline)[];
+export type PromoteMetric = (typeof PROMOTE_METRICS)[number];
+
+/**
+ * One promotion: a fresh fleet (loopback Karmada and primary, a real-node DR member with its DR pod),
+ * the mirror up, the primary's member lost for good, then the whole `npm run promote`, timed from the
+ * loss (mirror-promote-pod.test.ts asserts the same scenario in CI).
+ */
+export async function promoteOnce(binPath: string): Promise<Record<PromoteMetric, number>> {
+    const nodes = RealNodes.create();
+    try {
+        const f = await startMirrorPromoteFleet(nodes, binPath);
+        try {
+            return (await loseThePrimaryAndPromote(f)).timeline;
+        } finally {
+            await f.stop();
+        }
+    } finally {
         await nodes.close();
         sweepRealNodes(runTag());
     }

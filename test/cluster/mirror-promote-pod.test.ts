@@ -1,26 +1,29 @@
 // `npm run promote`'s exec path against a real pod: a DR data pod named as IKO names it
 // (`iris-ikodr-data-0`, container `iris`) on a real-node cluster, whose image holds a stand-in `iris`
 // (test/cluster/nodes/images.ts: it records each session's stdin in the pod and keeps a mirror
-// status). The command's own ports (commands/mirror-ports.ts: the pod read and exec through the
-// member kubeconfig, @kubernetes/client-node's Exec over the API server and the kubelet) drive it, in
-// a Node process of its own (mirror-promote-driver.ts says why); only the Karmada API and the stack
-// config are fakes. Proven: the refusal while the primary's member is Ready runs no session and
-// changes nothing; the promotion fences first, runs PromoteWithNoPartner() with the ObjectScript on
-// stdin and waits for PRIMARY; a second run finds it done and changes nothing; planned, Promote()
-// runs before the fence and PRIMARY follows the pair's withdrawal.
+// status). First the command's own ports (commands/mirror-ports.ts: the pod read and exec through the
+// member kubeconfig, @kubernetes/client-node's Exec over the API server and the kubelet) in a Node
+// process of its own (mirror-promote-driver.ts says why), with the Karmada API and the stack config
+// as fakes: the refusal while the primary's member is Ready runs no session and changes nothing; the
+// promotion fences first, runs PromoteWithNoPartner() with the ObjectScript on stdin and waits for
+// PRIMARY; a second run finds it done and changes nothing; planned, Promote() runs before the fence
+// and PRIMARY follows the pair's withdrawal. Then the whole command on the fleet the pod belongs to
+// (mirror-promote-scenario.ts): `pulumi up` laid the mirror, the primary's member is lost for good,
+// and `npm run promote` fences it in Karmada and the stack and promotes the pod, timed from the loss.
 // Not proven: anything about real IRIS (how `iris session` answers is NOT verified).
 import { spawnSync } from "child_process";
 import * as path from "path";
 import { promoteScript, STATUS_SCRIPT } from "../../components/mirror/promotion";
-import { KubeObject } from "./harness";
+import { resourcePath } from "./harness";
 import type { DriverAnswer, DriverRequest } from "./mirror-promote-driver";
-import { IRIS_STANDIN_IMAGE, RealNodeCluster, RealNodes } from "./nodes";
-import { waitForPodPhase } from "./nodes/pods";
+import { DR, PRIMARY, loseThePrimaryAndPromote, MirrorPromoteFleet, runPromote, startMirrorPromoteFleet } from "./mirror-promote-scenario";
+import { RealNodeCluster, RealNodes } from "./nodes";
+import { toolchainPath } from "../support/engine";
 
 jest.setTimeout(10 * 60_000);
 
-const POD = "iris-ikodr-data-0";
 let nodes: RealNodes | undefined;
+let f: MirrorPromoteFleet | undefined;
 let member: RealNodeCluster;
 
 /** One request to the driver, in a Node process of its own. */
@@ -38,27 +41,14 @@ const sessionsLog = () => drive({ action: "exec", command: ["cat", "/irissys/ses
 
 beforeAll(async () => {
     nodes = RealNodes.create();
-    member = await nodes.cluster({ name: "ikodr", nodes: [{ zone: "zone-a" }] });
-    const pod: KubeObject = {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: POD, namespace: "default", labels: { "intersystems.com/component": "data" } },
-        spec: {
-            containers: [
-                {
-                    name: "iris",
-                    image: IRIS_STANDIN_IMAGE,
-                    imagePullPolicy: "Never",
-                    command: ["sh", "-c", "mkdir -p /irissys && : > /irissys/sessions.log && exec sleep 100000"],
-                },
-            ],
-        },
-    } as KubeObject;
-    await member.applyAll([pod]);
-    await waitForPodPhase(member.client, "default", POD, ["Running"], 120_000);
-});
+    f = await startMirrorPromoteFleet(nodes, toolchainPath("engine"));
+    member = f.dr;
+    console.log(`the mirror up on a loopback primary and a real-node DR member: ${f.upSeconds.toFixed(1)} s`);
+}, 10 * 60_000);
 
 afterAll(async () => {
+    // No destroy: the primary's member is lost for good by the last test; the fleet goes as a whole.
+    await f?.stop();
     await nodes?.close();
 });
 
@@ -106,4 +96,34 @@ test("planned: Promote() while the pair runs, BACKUP, then the fence; PRIMARY on
     expect(steps.indexOf("Promote() in iris-ikodr-data-0")).toBeLessThan(steps.indexOf("waiting until iris-ikodr-data-0 reports BACKUP"));
     expect(steps.indexOf("waiting until iris-ikodr-data-0 reports BACKUP")).toBeLessThan(steps.findIndex((l) => l.startsWith("recording")));
     expect(sessionsLog()).toContain(`--- iris session IRIS -U %SYS\n${promoteScript(true)}`);
+});
+
+test("the whole npm run promote on the fleet: the primary's member lost for good, the pair fenced in Karmada and the stack, the DR pod PRIMARY; a second run changes nothing", async () => {
+    // The DR pod as a DR async again, after the driver's promotions above.
+    drive({ action: "exec", command: ["sh", "-c", "echo CONNECTED > /irissys/status && : > /irissys/pair-gone"] });
+    const sessionsBefore = sessionsLog().split("PromoteWithNoPartner").length;
+    // Refused while the primary's member is Ready: exit 3, nothing recorded.
+    const refused = await runPromote(f!);
+    expect(refused.code).toBe(3);
+    expect(refused.output).toMatch(/is Ready in Karmada/);
+    expect((await f!.stack.getConfig("kamino:irisClusters")).value).not.toContain("promoted");
+
+    const { timeline, run } = await loseThePrimaryAndPromote(f!);
+    console.log(`the primary's member lost, then npm run promote (s): ${JSON.stringify(timeline)}\n${run.output}`);
+    expect(run.output).toMatch(/PRIMARY/);
+    expect(sessionsLog().split("PromoteWithNoPartner").length).toBe(sessionsBefore + 1);
+    // The fence: the pair and its policy gone from Karmada, the promotion in the stack's config.
+    const karmada = f!.fleet.karmada.client;
+    expect(await karmada.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "iris" }))).toBeUndefined();
+    // Recorded in the entry, the rest of it kept (the stack stores the key as one JSON string).
+    expect(JSON.parse((await f!.stack.getConfig("kamino:irisClusters")).value)).toEqual([
+        expect.objectContaining({ name: "iris", namespace: "default", mirror: expect.objectContaining({ primary: PRIMARY, drAsync: [DR], promoted: DR }) }),
+    ]);
+    // Detection at Kamino's default (12 s) and the command's own steps; bounds for two busy cores.
+    expect(timeline.detected_s).toBeLessThanOrEqual(60);
+    expect(timeline.promote_cmd_s).toBeLessThanOrEqual(60);
+
+    const again = await runPromote(f!);
+    expect({ code: again.code, output: again.output }).toEqual({ code: 0, output: expect.stringMatching(/already/) });
+    expect(sessionsLog().split("PromoteWithNoPartner").length).toBe(sessionsBefore + 1);
 });
