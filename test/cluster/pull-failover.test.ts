@@ -1,18 +1,18 @@
 // Failover when the primary joins by Pull, at Kamino's failure-detection default (12 s): Pulumi.dr.yaml's
 // federated-iris on ikoclone, then ikodr, both joined by Pull with the real karmada-agent played by the
-// harness. A 5 s blink of ikoclone's API server changes nothing; losing its agent (the member's API
-// up, Karmada hears nothing: Ready Unknown after the Lease grace) and losing its API server (the
-// agent alive, reporting the failure: Ready False after its threshold) each move federated-iris to
-// ikodr within the time below; after each return the agent removes the stale copy and one command
-// fails back. Then each member is lost for good (API server and agent): one leaves by config and
-// `npm run recover`, and a destroy with the other is finished by `npm run recover --destroy`,
-// leaving nothing (recover takes a lost Pull member's Cluster out of Karmada first, so that nothing
-// waits for its agent). A fleet of its own, so that it runs beside the shared one.
+// harness. A 5 s blink of ikoclone's API server changes nothing; losing its API server (the agent
+// alive, reporting the failure: Ready False after its threshold) moves federated-iris to ikodr within
+// the time below; after the return the agent removes the stale copy and one command fails back. Then
+// each member is lost for good (API server and agent): one leaves by config and `npm run recover`,
+// and a destroy with the other is finished by `npm run recover --destroy`, leaving nothing (recover
+// takes a lost Pull member's Cluster out of Karmada first, so that nothing waits for its agent). A
+// fleet of its own, so that it runs beside the shared one. The other Pull fault, an agent that goes
+// silent (Ready Unknown), is played for real in pull-agent-pod.test.ts: its node loses power.
 import { execFile } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
 import { REPO } from "../support/engine";
-import { apiServerDown, blink, clusterOf, comeBack, copyOn, Fault, goneFrom, outage, runsOn } from "./failover-scenario";
+import { apiServerDown, blink, clusterOf, comeBack, copyOn, goneFrom, outage, runsOn } from "./failover-scenario";
 import { kaminoObjects, recover } from "./chaos";
 import { LoopbackFleet, waitFor } from "./harness";
 import { loopbackStack } from "./loopback-stack";
@@ -43,7 +43,6 @@ describe("failover of a Pull member", () => {
         });
     }, 10 * 60_000);
 
-    const agentLost = (): Fault => ({ cut: () => suite.agents.pause(FIRST), restore: async () => suite.agents.resume(FIRST) });
     /** `npm run failback`, as a user runs it (its own process, the stack's outputs). */
     const failBack = async () => {
         const t = Date.now();
@@ -72,11 +71,9 @@ describe("failover of a Pull member", () => {
         expect(await copyOn(fleet, FIRST, ID)).toBeDefined();
     });
 
-    test.each([
-        ["its agent is lost (Karmada hears nothing)", "agent"],
-        ["its API server is lost (the agent reports it)", "apiserver"],
-    ])("%s: federated-iris moves to the backup, the returning member drops its copy, failback", async (_what, kind) => {
-        const fault = kind === "agent" ? agentLost() : apiServerDown(fleet, FIRST);
+    test("its API server is lost (the agent reports it): federated-iris moves to the backup, the returning member drops its copy, failback", async () => {
+        const kind = "apiserver";
+        const fault = apiServerDown(fleet, FIRST);
         await runsOn(fleet, ID, FIRST); // where the last step left it
         let away: Awaited<ReturnType<typeof outage>>;
         let ready: string | undefined;
@@ -90,8 +87,8 @@ describe("failover of a Pull member", () => {
             suite.report.record(`Pull primary, ${kind} back: return timeline (s)`, { ...back });
         }
         suite.report.record(`Pull primary, ${kind}: failback (s)`, await failBack());
-        // A dead agent reads Unknown, a failed member API False (notes §9a); either is tainted.
-        expect(ready).toBe(kind === "agent" ? "Unknown" : "False");
+        // A failed member API reads False (a dead agent, Unknown: notes §9a); either is tainted.
+        expect(ready).toBe("False");
         expect(away.notReady_s).toBeLessThanOrEqual(30);
         // The toleration counts from the taint's timeAdded, which has whole seconds.
         expect(away.evicted_s - away.tainted_s).toBeGreaterThanOrEqual(8);
