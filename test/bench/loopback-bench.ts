@@ -254,14 +254,15 @@ async function main(): Promise<void> {
 
     const head = `| members | ${METRICS.map((m) => m.replace(/_s$/, "")).join(" | ")} |`;
     const rows = Object.entries(results).map(([n, r]) => `| ${n} | ${METRICS.map((m) => `${r[m].min} / ${r[m].median} / ${r[m].max}`).join(" | ")} |`);
-    console.log(
-        [
-            `seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`,
-            head,
-            `|---|${METRICS.map(() => "---").join("|")}|`,
-            ...rows,
-        ].join("\n"),
-    );
+    if (rows.length)
+        console.log(
+            [
+                `seconds, min / median / max of ${RUNS} run(s); ${machine.cores} cores, Node ${machine.node}`,
+                head,
+                `|---|${METRICS.map(() => "---").join("|")}|`,
+                ...rows,
+            ].join("\n"),
+        );
     for (const [n, r] of Object.entries(ratios))
         console.log(`${n} members / 1 member, medians: ${RATIO_METRICS.map((m) => `${m.replace(/_s$/, "")} ${r[m]}x`).join(", ")}`);
     if (failover) {
