@@ -161,34 +161,36 @@ export async function killAt(run: PulumiProcess, moment: KillMoment, destroy = f
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `npm run recover -- --stack <stack> [--destroy]` in the sandbox's project, as a user runs it. */
-export function recover(
-    sandbox: PulumiSandbox,
-    stack: string,
-    opts: { destroy?: boolean } = {},
-): Promise<{ code: number | null; output: string; seconds: number }> {
+/** How a command run ended: its exit code, all it printed (stdout and stderr) and how long it took. */
+export interface CommandRun {
+    code: number | null;
+    output: string;
+    seconds: number;
+}
+
+/**
+ * `npm run <command> -- <args>` as a user runs it: Node with ts-node on commands/<command>.ts, in a
+ * process of its own with the sandbox's environment, started in `cwd` (the repository by default).
+ */
+export function runCommand(sandbox: PulumiSandbox, command: string, args: string[], cwd = REPO_ROOT): Promise<CommandRun> {
     const t0 = Date.now();
     return new Promise((resolve, reject) => {
-        const child = spawn(
-            process.execPath,
-            [
-                "-r",
-                "ts-node/register/transpile-only",
-                path.join(REPO_ROOT, "commands/recover.ts"),
-                "--stack",
-                stack,
-                "--cwd",
-                sandbox.project,
-                ...(opts.destroy ? ["--destroy"] : []),
-            ],
-            { cwd: REPO_ROOT, env: { ...process.env, ...sandbox.env }, stdio: ["ignore", "pipe", "pipe"] },
-        );
+        const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO_ROOT, `commands/${command}.ts`), ...args], {
+            cwd,
+            env: { ...process.env, ...sandbox.env, TS_NODE_PROJECT: path.join(REPO_ROOT, "tsconfig.json") },
+            stdio: ["ignore", "pipe", "pipe"],
+        });
         let output = "";
         child.stdout.on("data", (d: Buffer) => (output += d.toString()));
         child.stderr.on("data", (d: Buffer) => (output += d.toString()));
         child.on("error", reject);
         child.on("close", (code) => resolve({ code, output, seconds: (Date.now() - t0) / 1000 }));
     });
+}
+
+/** `npm run recover -- --stack <stack> [--destroy]` in the sandbox's project, as a user runs it. */
+export function recover(sandbox: PulumiSandbox, stack: string, opts: { destroy?: boolean } = {}): Promise<CommandRun> {
+    return runCommand(sandbox, "recover", ["--stack", stack, "--cwd", sandbox.project, ...(opts.destroy ? ["--destroy"] : [])]);
 }
 
 /** The kinds a Kamino stack creates on a member, the host or Karmada (served or not). */

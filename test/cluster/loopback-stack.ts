@@ -7,6 +7,8 @@ import { EngineSandbox } from "../support/engine";
 import { LoopbackFleet } from "./harness";
 
 export const LICENSE = "IRIS-LICENSE-FOR-TESTS";
+/** The image the suites' own IrisClusters name (IKO is played: it is never pulled). */
+export const IRIS_IMAGE = "containers.intersystems.com/intersystems/iris:2025.1";
 
 /** How a loopback stack differs from the default. */
 export interface LoopbackStackOptions {

@@ -5,12 +5,11 @@
 // server is then stopped for good, Karmada marks it not Ready, and the command runs in a process of
 // its own against the stack. Shared by mirror-promote-pod.test.ts (asserted) and `npm run bench`
 // (promote_s), so that the bench row is the code CI runs.
-import { spawn } from "child_process";
-import * as path from "path";
 import { memberState } from "../../components/mirror/promote";
-import { EngineSandbox, REPO } from "../support/engine";
+import { EngineSandbox } from "../support/engine";
+import { CommandRun, runCommand } from "./chaos";
 import { IkoPlayer, KubeObject, LoopbackFleet, waitFor } from "./harness";
-import { existingFleetKeys } from "./loopback-stack";
+import { existingFleetKeys, IRIS_IMAGE } from "./loopback-stack";
 import { IRIS_STANDIN_IMAGE, RealNodeCluster, RealNodes } from "./nodes";
 import { waitForPodPhase } from "./nodes/pods";
 
@@ -76,7 +75,7 @@ export async function startMirrorPromoteFleet(nodes: RealNodes, binPath: string)
                 {
                     name: "iris",
                     namespace: "default",
-                    image: "containers.intersystems.com/intersystems/iris:2025.1",
+                    image: IRIS_IMAGE,
                     // Existing clusters: the addresses the members reach each other at are given.
                     mirror: { primary: PRIMARY, drAsync: [DR], addresses: { [PRIMARY]: "10.250.0.5", [DR]: "10.250.1.5" } },
                     runningTimeoutSeconds: 240,
@@ -99,37 +98,16 @@ export interface PromoteTimeline {
     promote_s: number;
 }
 
-/** What `npm run promote` printed and how it ended. */
-export interface PromoteRun {
-    code: number | null;
-    output: string;
-}
-
 /** `npm run promote -- default/iris --to ikodr --stack promote`, as a user runs it (its own process, the stack's outputs). */
-export function runPromote(f: MirrorPromoteFleet, extra: string[] = []): Promise<PromoteRun> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(
-            process.execPath,
-            ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/promote.ts"), MIRROR_ID, "--to", DR, "--stack", STACK, ...extra],
-            {
-                cwd: f.sandbox.project,
-                env: { ...process.env, ...f.sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
-                stdio: ["ignore", "pipe", "pipe"],
-            },
-        );
-        let output = "";
-        child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, output }));
-    });
+export function runPromote(f: MirrorPromoteFleet, extra: string[] = []): Promise<CommandRun> {
+    return runCommand(f.sandbox, "promote", [MIRROR_ID, "--to", DR, "--stack", STACK, ...extra], f.sandbox.project);
 }
 
 /**
  * The primary's member lost for good (its API server stopped, not restarted), then, once Karmada
  * reports it not Ready, `npm run promote`; fails with the command's output unless it exits 0.
  */
-export async function loseThePrimaryAndPromote(f: MirrorPromoteFleet): Promise<{ timeline: PromoteTimeline; run: PromoteRun }> {
+export async function loseThePrimaryAndPromote(f: MirrorPromoteFleet): Promise<{ timeline: PromoteTimeline; run: CommandRun }> {
     const karmada = (method: string, p: string, body?: unknown, contentType?: string) => f.fleet.karmada.client.request(method, p, body, contentType);
     const t0 = Date.now();
     await f.fleet.stopApiServer(PRIMARY);

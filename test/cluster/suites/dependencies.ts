@@ -17,7 +17,7 @@ import { EngineSandbox } from "../../support/engine";
 import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
-import { existingFleetKeys } from "../loopback-stack";
+import { existingFleetKeys, IRIS_IMAGE } from "../loopback-stack";
 
 const TARGET = "ikoclone2";
 const OTHER = "ikoclone";
@@ -112,7 +112,7 @@ function stackConfig(opts: { pullNamed: boolean; manifest?: boolean }): Record<s
             {
                 name: "iris",
                 namespace: NS,
-                image: "containers.intersystems.com/intersystems/iris:2025.1",
+                image: IRIS_IMAGE,
                 placement: { clusterNames: [TARGET] },
                 configSource: "iris-cpf",
                 licenseKeySecret: "iris-key-secret",

@@ -15,7 +15,7 @@ import { EngineSandbox } from "../../support/engine";
 import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
-import { existingFleetKeys } from "../loopback-stack";
+import { existingFleetKeys, IRIS_IMAGE } from "../loopback-stack";
 
 const PRIMARY = "ikoclone";
 const DR = "ikoclone2";
@@ -46,7 +46,7 @@ function stackConfig(mirror: Record<string, unknown> | undefined): Record<string
             {
                 name: "iris",
                 namespace: NS,
-                image: "containers.intersystems.com/intersystems/iris:2025.1",
+                image: IRIS_IMAGE,
                 policyName: PAIR_POLICY,
                 ...(mirror ? { mirror: { primary: PRIMARY, drAsync: [DR], addresses: ADDRESSES, ...mirror } } : { placement: { clusterNames: [PRIMARY] } }),
                 runningTimeoutSeconds: 120,
