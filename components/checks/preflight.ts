@@ -167,6 +167,8 @@ export function checkDocker(run: CommandRunner): PreflightProblem[] {
 export interface KarmadaPortArgs {
     /** kind name of the Karmada host cluster. */
     kindName: string;
+    /** Its control-plane node container, which maps the host port (KindNames.controlPlaneNode). */
+    controlPlaneNode: string;
     /** The NodePort inside the node (kamino:karmada.apiServerNodePort). */
     containerPort: number;
     /** The port on this machine (kamino:karmada.apiServerHostPort). */
@@ -188,8 +190,7 @@ export function checkKarmadaPort(run: CommandRunner, probePort: PortProbe, a: Ka
     if (state !== "in-use") {
         return [{ check: "karmada-port", message: `cannot listen on ${address} (${key}): ${state}`, fix: `${otherPort} (1024 or above)` }];
     }
-    const node = `${a.kindName}-control-plane`;
-    const r = run("docker", ["port", node, `${a.containerPort}/tcp`]);
+    const r = run("docker", ["port", a.controlPlaneNode, `${a.containerPort}/tcp`]);
     if (
         r.status === 0 &&
         r.stdout
@@ -260,6 +261,7 @@ export function preflightPlan(plan: FleetPlan): PreflightPlan {
         host.kind && host.hostsKarmadaChart
             ? {
                   kindName: host.kind.clusterName,
+                  controlPlaneNode: host.kind.controlPlaneNode,
                   containerPort: cfg.karmada.apiServerNodePort,
                   hostPort: cfg.karmada.apiServerHostPort,
                   listenAddress: "127.0.0.1",

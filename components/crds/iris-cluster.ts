@@ -2,6 +2,7 @@
 // Fields are typed where InterSystems documents them (see docs/configuration.md); the rest stays open.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { IRIS_CLUSTER_API_VERSION } from "./karmada-api";
 import { DeepInput } from "./types";
 
 type Open = Record<string, unknown>;
@@ -98,7 +99,7 @@ export interface IrisClusterArgs {
 
 /** An InterSystems IrisCluster. */
 export class IrisCluster extends k8s.apiextensions.CustomResource {
-    static readonly apiVersion = "intersystems.com/v1alpha1";
+    static readonly apiVersion = IRIS_CLUSTER_API_VERSION;
     static readonly kind = "IrisCluster";
 
     constructor(name: string, args: IrisClusterArgs, opts?: pulumi.CustomResourceOptions) {

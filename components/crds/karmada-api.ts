@@ -29,6 +29,9 @@ export const KARMADA_KINDS = {
     workloadRebalancer: "WorkloadRebalancer",
 } as const;
 
+/** The apiVersion of IKO's IrisCluster, whose templates live in the Karmada API too. */
+export const IRIS_CLUSTER_API_VERSION = "intersystems.com/v1alpha1";
+
 const apis = (apiVersion: string) => `/apis/${apiVersion}`;
 
 /** REST paths of the Karmada API. */
@@ -43,6 +46,10 @@ export const KARMADA_PATHS = {
     worksIn: (namespace: string) => `${apis(KARMADA_API_VERSIONS.work)}/namespaces/${namespace}/works`,
     /** The ResourceBindings of a namespace. */
     resourceBindings: (namespace: string) => `${apis(KARMADA_API_VERSIONS.binding)}/namespaces/${namespace}/resourcebindings`,
+    /** One PropagationPolicy. */
+    propagationPolicy: (namespace: string, name: string) => `${apis(KARMADA_API_VERSIONS.policy)}/namespaces/${namespace}/propagationpolicies/${name}`,
+    /** One IrisCluster template (what Karmada propagates). */
+    irisClusterTemplate: (namespace: string, name: string) => `${apis(IRIS_CLUSTER_API_VERSION)}/namespaces/${namespace}/irisclusters/${name}`,
     /** WorkloadRebalancers (cluster-scoped). */
     workloadRebalancers: `${apis(KARMADA_API_VERSIONS.apps)}/workloadrebalancers`,
 } as const;

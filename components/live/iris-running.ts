@@ -210,7 +210,7 @@ export const KARMADA_KUBECTL = "kubectl --kubeconfig karmada.kubeconfig";
 /** The real waiter: polls the template in the Karmada API. */
 export const waitForRunningMembers: RunningWaiter = async (karmadaKubeconfig, id, targets, timeoutSeconds, mode = "all", onProgress) => {
     const [namespace, name] = id.split("/");
-    const template = kubeReader(karmadaKubeconfig, `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${name}`);
+    const template = kubeReader(karmadaKubeconfig, KARMADA_PATHS.irisClusterTemplate(namespace, name));
     const binding = mode === "failover" ? kubeReader(karmadaKubeconfig, bindingPath(namespace, name)) : undefined;
     const clusters = targets.map((t) => [t, kubeReader(karmadaKubeconfig, KARMADA_PATHS.cluster(t))] as const);
     const read = async (): Promise<KarmadaView> => ({

@@ -4,6 +4,7 @@
 // the ObjectScript on stdin; how that command reports a %Status or an exit code is NOT verified
 // (research-35 Q5), so each session writes its result on a marked line (KAMINO-RESULT:,
 // KAMINO-STATUS:) and only a marked line counts: the exit code alone is never trusted.
+import { KARMADA_PATHS } from "../crds/karmada-api";
 import { findMirror, Mirror, MirrorConfig, MirrorError } from "./mirror-state";
 
 /** What the user asked for. */
@@ -158,8 +159,8 @@ export function policyNameOf(
 
 /** The REST paths of the pair's objects in the Karmada API. */
 export const pairPaths = (namespace: string, pair: string, policy: string) => ({
-    irisCluster: `/apis/intersystems.com/v1alpha1/namespaces/${namespace}/irisclusters/${pair}`,
-    policy: `/apis/policy.karmada.io/v1alpha1/namespaces/${namespace}/propagationpolicies/${policy}`,
+    irisCluster: KARMADA_PATHS.irisClusterTemplate(namespace, pair),
+    policy: KARMADA_PATHS.propagationPolicy(namespace, policy),
 });
 
 /** How to reach the DR pod by hand, for the messages that hand over (no secret: the kubeconfig is named, not shown). */

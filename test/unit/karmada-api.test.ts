@@ -4,7 +4,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../../components/crds/karmada-api";
-import { KarmadaCluster, PropagationPolicy } from "../../components/crds";
+import { IrisCluster, KarmadaCluster, PropagationPolicy } from "../../components/crds";
 import { SCHEMA_DIR } from "../support/karmada-schemas";
 
 const served = new Set(Object.keys((JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, "swagger.json"), "utf8")) as { paths: Record<string, unknown> }).paths));
@@ -15,6 +15,7 @@ test.each([
     ["works", KARMADA_PATHS.works],
     ["worksIn", KARMADA_PATHS.worksIn("{namespace}")],
     ["resourceBindings", KARMADA_PATHS.resourceBindings("{namespace}")],
+    ["propagationPolicy", KARMADA_PATHS.propagationPolicy("{namespace}", "{name}")],
     ["workloadRebalancers", KARMADA_PATHS.workloadRebalancers],
 ])("%s: %s is served by Karmada", (_name, p) => {
     expect(served.has(p)).toBe(true);
@@ -34,4 +35,11 @@ test("the typed resources take their apiVersion from here", () => {
     expect(KarmadaCluster.apiVersion).toBe(KARMADA_API_VERSIONS.cluster);
     expect(KarmadaCluster.kind).toBe(KARMADA_KINDS.cluster);
     expect(PropagationPolicy.apiVersion).toBe(KARMADA_API_VERSIONS.policy);
+});
+
+test("an IrisCluster template's path: IKO's group, plural and version, in the template's namespace", () => {
+    expect(IrisCluster.apiVersion).toBe("intersystems.com/v1alpha1");
+    expect(KARMADA_PATHS.irisClusterTemplate("default", "federated-iris")).toBe(
+        "/apis/intersystems.com/v1alpha1/namespaces/default/irisclusters/federated-iris",
+    );
 });

@@ -97,7 +97,7 @@ describe("docker", () => {
 });
 
 describe("Karmada host port", () => {
-    const args = { kindName: "ikofett", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" };
+    const args = { kindName: "ikofett", controlPlaneNode: "ikofett-control-plane", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" };
     test("a free port needs no Docker at all", () => {
         const calls: string[] = [];
         expect(checkKarmadaPort(table({}, calls), () => "free", args)).toEqual([]);
@@ -179,7 +179,7 @@ describe("what the stack uses is what is checked", () => {
     test("the dev stack: both kind clusters, the Karmada port on its host", () => {
         expect(preflightPlan(resolveFleetPlan(dev()))).toEqual({
             kindClusters: ["ikofett", "ikoclone"],
-            karmadaPort: { kindName: "ikofett", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" },
+            karmadaPort: { kindName: "ikofett", controlPlaneNode: "ikofett-control-plane", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" },
             chartPath: FIXTURE_CHART,
         });
     });
@@ -209,7 +209,7 @@ describe("with the stand-in kind and docker as real processes", () => {
     afterEach(() => host.cleanup());
     const plan = (hostPort = 5443) => ({
         kindClusters: ["ikofett", "ikoclone"],
-        karmadaPort: { kindName: "ikofett", containerPort: 32443, hostPort, listenAddress: "127.0.0.1" },
+        karmadaPort: { kindName: "ikofett", controlPlaneNode: "ikofett-control-plane", containerPort: 32443, hostPort, listenAddress: "127.0.0.1" },
         chartPath: FIXTURE_CHART,
     });
     const envOf = (h: StandinHost, probePort = probePortSync) => ({ ...healthyMachine(), run: h.runner(), probePort });

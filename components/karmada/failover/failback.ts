@@ -9,7 +9,7 @@ import { FAILOVER_TAINT } from "./failover";
 import { bindingPath } from "../../live/iris-running";
 import { describeError, KubeObject } from "../../live/kube-read";
 import { poll } from "../../live/poll";
-import { KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../../crds/karmada-api";
+import { IRIS_CLUSTER_API_VERSION, KARMADA_API_VERSIONS, KARMADA_KINDS, KARMADA_PATHS } from "../../crds/karmada-api";
 
 /** How failback talks to the Karmada API; the real one is kubeRequest with the Karmada kubeconfig. */
 export type KarmadaRequest = (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: string }>;
@@ -107,7 +107,7 @@ export async function failback(
             apiVersion: KARMADA_API_VERSIONS.apps,
             kind: KARMADA_KINDS.workloadRebalancer,
             metadata: { generateName: `kamino-failback-${name}-` },
-            spec: { workloads: [{ apiVersion: "intersystems.com/v1alpha1", kind: "IrisCluster", namespace, name }], ttlSecondsAfterFinished: 300 },
+            spec: { workloads: [{ apiVersion: IRIS_CLUSTER_API_VERSION, kind: "IrisCluster", namespace, name }], ttlSecondsAfterFinished: 300 },
         },
         "creating the WorkloadRebalancer",
     );
