@@ -14,6 +14,8 @@ module.exports = {
     // after the last test, and when jest is interrupted (SIGINT, SIGTERM, SIGHUP).
     globalSetup: "<rootDir>/test/support/process-reaper.ts",
     globalTeardown: "<rootDir>/test/support/process-reaper.ts",
+    // The slowest cluster files first, by their committed CI times, also on a machine without jest's cache.
+    testSequencer: "<rootDir>/test/support/longest-first.js",
     // Whole stacks under mocks take 1-3 s alone and over 5 s beside CI's Go build (load 6-11 on two
     // cores): 30 s still stops a hung test without failing a slow one. Engine and cluster files set their own.
     testTimeout: 30_000,

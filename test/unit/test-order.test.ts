@@ -1,0 +1,40 @@
+// The cluster stage's order (test/support/longest-first.js): every cluster file has a committed
+// time, so that none falls back to jest's order by size on a machine without jest's cache.
+import * as fs from "fs";
+import * as path from "path";
+
+const { longestFirst, expectedSeconds } = require("../support/longest-first") as {
+    longestFirst: (tests: Array<{ path: string }>) => Array<{ path: string }>;
+    expectedSeconds: (file: string) => number | undefined;
+};
+const ROOT = path.join(__dirname, "..", "..");
+const DURATIONS = (JSON.parse(fs.readFileSync(path.join(ROOT, "test/support/file-durations.json"), "utf8")) as { seconds: Record<string, number> }).seconds;
+const clusterFiles = fs
+    .readdirSync(path.join(ROOT, "test/cluster"))
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `test/cluster/${f}`);
+
+test("every cluster test file has a time, and every time a file", () => {
+    expect(clusterFiles.length).toBeGreaterThan(10);
+    expect(clusterFiles.filter((f) => DURATIONS[f] === undefined)).toEqual([]);
+    expect(Object.keys(DURATIONS).filter((f) => !clusterFiles.includes(f))).toEqual([]);
+});
+
+test("timed files run longest first, after the untimed ones, which keep jest's order", () => {
+    const at = (f: string) => ({ path: path.join(ROOT, f) });
+    const jestOrder = [
+        "test/cluster/harness.test.ts",
+        "test/unit/b.test.ts",
+        "test/cluster/two-member-fleet.test.ts",
+        "test/unit/a.test.ts",
+        "test/cluster/faults.test.ts",
+    ].map(at);
+    expect(longestFirst(jestOrder).map((t) => path.relative(ROOT, t.path))).toEqual([
+        "test/unit/b.test.ts",
+        "test/unit/a.test.ts",
+        "test/cluster/two-member-fleet.test.ts",
+        "test/cluster/faults.test.ts",
+        "test/cluster/harness.test.ts",
+    ]);
+    expect(expectedSeconds(path.join(ROOT, "test/cluster/two-member-fleet.test.ts"))).toBe(DURATIONS["test/cluster/two-member-fleet.test.ts"]);
+});
