@@ -1,4 +1,4 @@
-// The cluster stage's order (test/support/longest-first.js): every cluster file has a committed
+// The cluster stage's order (test/support/longest-first.js): every cluster and engine file has a committed
 // time, so that none falls back to jest's order by size on a machine without jest's cache.
 import * as fs from "fs";
 import * as path from "path";
@@ -9,12 +9,15 @@ const { longestFirst, expectedSeconds } = require("../support/longest-first") as
 };
 const ROOT = path.join(__dirname, "..", "..");
 const DURATIONS = (JSON.parse(fs.readFileSync(path.join(ROOT, "test/support/file-durations.json"), "utf8")) as { seconds: Record<string, number> }).seconds;
-const clusterFiles = fs
-    .readdirSync(path.join(ROOT, "test/cluster"))
-    .filter((f) => f.endsWith(".test.ts"))
-    .map((f) => `test/cluster/${f}`);
+// CI runs the engine files in the cluster stage's jest run (.ci/run).
+const clusterFiles = ["test/cluster", "test/engine"].flatMap((dir) =>
+    fs
+        .readdirSync(path.join(ROOT, dir))
+        .filter((f) => f.endsWith(".test.ts"))
+        .map((f) => `${dir}/${f}`),
+);
 
-test("every cluster test file has a time, and every time a file", () => {
+test("every cluster and engine test file has a time, and every time a file", () => {
     expect(clusterFiles.length).toBeGreaterThan(10);
     expect(clusterFiles.filter((f) => DURATIONS[f] === undefined)).toEqual([]);
     expect(Object.keys(DURATIONS).filter((f) => !clusterFiles.includes(f))).toEqual([]);
