@@ -6,12 +6,15 @@
 // loop (charts/karmada/templates/_helpers.tpl, `karmada.initContainer.waitEtcd`, read at v1.18.2:
 // `curl` on the service-link variables of a Service named `etcd-client`), since the chart itself
 // cannot be had on this machine; without that Service the loop never ends, which the test also shows.
+// The same host first proves the real-node layer itself (pods, Services, DNS, logs across its nodes)
+// and at the end that closing it leaves nothing behind (real-node-checks.ts).
 import { KubeObject, resourcePath, waitFor } from "./harness";
 import { criticalPodsQuota, RealNodeCluster, RealNodes, SHELL_IMAGE } from "./nodes";
 import { getPod, podLogs, waitForPodPhase } from "./nodes/pods";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { KARMADA_NAMESPACE as NS, realEtcdHost, RealEtcdTimings } from "./real-etcd-stack";
 import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/control-plane/etcd-cluster";
+import { expectCloseLeavesNothing, expectPodsRunAcrossNodes } from "./real-node-checks";
 
 jest.setTimeout(15 * 60_000);
 
@@ -93,6 +96,8 @@ afterAll(async () => {
     sandbox?.cleanup();
     await nodes?.close();
 });
+
+test("pods run: IPs, a ClusterIP Service across nodes, cluster DNS, service links and logs", () => expectPodsRunAcrossNodes(host));
 
 test("GKE's limit holds here: a critical-priority pod outside kube-system, without a quota, is refused", async () => {
     await host.applyAll([{ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-quota" } }]);
@@ -203,4 +208,10 @@ test("a member whose volume is lost is replaced by docs/production.md's steps: r
     expect(after.members.map((m) => m.name).sort()).toEqual([...n.members].sort());
     expect(after.members.find((m) => m.name === last)!.ID).not.toBe(id);
     expect((await etcdctl("health-after", ["endpoint", "health"], n.members)).match(/is healthy/g)).toHaveLength(3);
+});
+
+test("close() leaves no process, mount, network namespace, interface or cgroup of the nodes", async () => {
+    const closing = nodes!;
+    nodes = undefined;
+    await expectCloseLeavesNothing(closing);
 });

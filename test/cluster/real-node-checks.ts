@@ -1,8 +1,9 @@
-// Real nodes (test/cluster/nodes): a cluster whose pods run for real on this machine. Proven here
-// what the loopback clusters cannot show: the scheduler places pods on nodes, pods get IPs from the
-// node's bridge, a Service's ClusterIP answers through kube-proxy from another node, the cluster
-// DNS resolves `*.svc.cluster.local`, the kubelet sets a Service's link variables, logs come back
-// through the kubelet, and after close() nothing of the cluster is left on the machine.
+// Checks of the real-node layer itself (test/cluster/nodes), run on a cluster another test file
+// starts (karmada-etcd-pods.test.ts), so that no file starts a cluster for them alone. Proven: what
+// the loopback clusters cannot show: the scheduler places pods on nodes, pods get IPs from the node's
+// bridge, a Service's ClusterIP answers through kube-proxy from another node, the cluster DNS
+// resolves `*.svc.cluster.local`, the kubelet sets a Service's link variables, logs come back through
+// the kubelet; and after close() nothing of the nodes is left on the machine.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -11,23 +12,10 @@ import { RealNodeCluster, RealNodes, SHELL_IMAGE } from "./nodes";
 import { podLogs, waitForPodPhase } from "./nodes/pods";
 import { findRealNodes, nodeTasks, runRoot, sweptNothing } from "../support/node-sweep";
 
-jest.setTimeout(10 * 60_000);
-
-let nodes: RealNodes | undefined;
-let cluster: RealNodeCluster;
-
-beforeAll(async () => {
-    nodes = RealNodes.create();
-    cluster = await nodes.cluster({ name: "realpods", nodes: [{ zone: "zone-a" }, { zone: "zone-b" }] });
-});
-
-afterAll(async () => {
-    await nodes?.close();
-});
-
 const onNode = (node: string) => ({ nodeSelector: { "kubernetes.io/hostname": node } });
 
-test("pods run: IPs, a ClusterIP Service across nodes, cluster DNS, service links and logs", async () => {
+/** Pods on the cluster's first two nodes: IPs, a ClusterIP Service across nodes, cluster DNS, service links and logs. */
+export async function expectPodsRunAcrossNodes(cluster: RealNodeCluster): Promise<void> {
     const [first, second] = cluster.nodes.map((n) => n.name);
     const labels = { app: "web" };
     await cluster.applyAll([
@@ -92,10 +80,10 @@ test("pods run: IPs, a ClusterIP Service across nodes, cluster DNS, service link
     expect(logs).toContain(`link=${svc.spec.clusterIP}:80`);
     expect(logs).toMatch(new RegExp(`Address:\\s*${svc.spec.clusterIP.replace(/\./g, "\\.")}`));
     expect(client.status?.podIP).toMatch(/^10\.244\.1\.\d+$/);
-});
+}
 
-test("close() leaves no process, mount, network namespace, interface or cgroup of the cluster", async () => {
-    const n = nodes!;
+/** `n.close()` leaves no process, mount, network namespace, interface, cgroup or shim socket of its nodes. */
+export async function expectCloseLeavesNothing(n: RealNodes): Promise<void> {
     const scope = n.network.scope;
     const before = findRealNodes(n.network.tag, scope.slice(-2));
     expect(before.killed).toBeGreaterThan(0); // it was running: the check below can fail
@@ -104,7 +92,6 @@ test("close() leaves no process, mount, network namespace, interface or cgroup o
     const sockets = tasks.flatMap((t) => (t.socket ? [t.socket] : []));
     expect(sockets.length).toBeGreaterThan(0);
     await n.close();
-    nodes = undefined;
     const after = findRealNodes(n.network.tag, scope.slice(-2));
     expect(after).toEqual({ killed: 0, unmounted: 0, netns: [], links: [], cgroups: 0 });
     expect(sweptNothing(after)).toBe(true);
@@ -113,4 +100,4 @@ test("close() leaves no process, mount, network namespace, interface or cgroup o
     const machineRunc = "/run/containerd/runc/k8s.io";
     expect(tasks.filter((t) => fs.existsSync(path.join(machineRunc, t.id)))).toEqual([]);
     expect(execFileSync("ip", ["netns", "list"], { encoding: "utf8" })).not.toContain(`km${scope}`);
-});
+}
