@@ -44,6 +44,189 @@ const cmPath = (namespace = NS) => resourcePath("v1", "configmaps", { namespace,
 const clusterPath = (name: string) => resourcePath(CLUSTER_API_VERSION, "clusters", { name });
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 
+/** Every process of the fleet runs, every API server answers as system:masters, and Karmada serves its APIs. */
+async function everyProcessUpAndReady(): Promise<void> {
+    fleet.assertRunning();
+    const names = fleet.processes.map((p) => p.name).sort();
+    const clusters = ["host", ...fleet.members.map((m) => m.name), "karmada"];
+    expect(names).toEqual(
+        [
+            "etcd",
+            ...clusters.flatMap((c) => [`${c}-apiserver`, `${c}-kube-controller-manager`]),
+            "karmada-aggregated-apiserver",
+            "karmada-controller-manager",
+            "karmada-scheduler",
+            "karmada-webhook",
+        ].sort(),
+    );
+    expect(fleet.members).toHaveLength(MEMBERS);
+    expect(Object.keys(fleet.memberKubeconfigs)).toEqual(fleet.members.map((m) => m.name));
+    const servers: ApiServer[] = [fleet.host, ...fleet.members, fleet.karmada];
+    for (const s of servers) {
+        expect(fs.existsSync(s.kubeconfig)).toBe(true);
+        expect(s.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+        expect((await s.client.request("GET", "/readyz")).status).toBe(200);
+        // The admin user is in system:masters.
+        const review = await s.client.create<KubeObject & { status?: { userInfo?: { groups?: string[] } } }>(
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            {
+                apiVersion: "authentication.k8s.io/v1",
+                kind: "SelfSubjectReview",
+            },
+        );
+        expect(review.status?.userInfo?.groups).toContain("system:masters");
+    }
+    const apiService = await karmada().get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+        "/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.cluster.karmada.io",
+    );
+    expect(apiService?.status?.conditions?.find((c) => c.type === "Available")?.status).toBe("True");
+    expect((await karmada().request("GET", "/apis/cluster.karmada.io/v1alpha1/clusters")).status).toBe(200);
+    expect(await karmada().get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/propagationpolicies.policy.karmada.io")).toBeDefined();
+}
+
+/** Joins every member in Push mode (the objects `karmadactl join` creates) and waits for its Cluster to turn Ready. */
+async function joinEveryMember(): Promise<void> {
+    await Promise.all(
+        fleet.members.map(async (m) => {
+            const t = Date.now();
+            const { tokenMs } = await joinCluster({ clusterName: m.name, member: m.client, karmada: karmada(), apiEndpoint: m.server });
+            measured.push({ what: `${m.name}: member token Secrets populated`, ms: tokenMs });
+            const tCreated = Date.now();
+            measured.push({ what: `${m.name}: join objects created (incl. token wait)`, ms: tCreated - t });
+            const ready = await fleet.waitFor(
+                `Cluster ${m.name} Ready`,
+                async () => {
+                    const c = await karmada().get<KarmadaClusterObject>(clusterPath(m.name));
+                    const cond = clusterCondition(c, "Ready");
+                    if (cond?.status === "True") return c;
+                    throw new Error(`Ready=${cond?.status ?? "absent"} ${cond?.reason ?? ""} ${cond?.message ?? ""}`);
+                },
+                180_000,
+                250,
+            );
+            measured.push({ what: `${m.name}: Cluster created -> Ready`, ms: Date.now() - tCreated });
+            expect(ready.status?.kubernetesVersion).toMatch(/^v1\./);
+            expect(ready.metadata?.finalizers).toContain("karmada.io/cluster-controller");
+            // Karmada's execution space for the member.
+            expect(await karmada().get(resourcePath("v1", "namespaces", { name: `karmada-es-${m.name}` }))).toBeDefined();
+        }),
+    );
+}
+
+/** A ConfigMap template and its PropagationPolicy: created, updated and deleted on every member. */
+async function propagateAConfigMap(): Promise<void> {
+    const k = karmada();
+    const members = fleet.members;
+    await k.apply(resourcePath("v1", "namespaces", { name: NS }), { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+    const policy = await k.create(resourcePath("policy.karmada.io/v1alpha1", "propagationpolicies", { namespace: NS }), {
+        apiVersion: "policy.karmada.io/v1alpha1",
+        kind: "PropagationPolicy",
+        metadata: { name: POLICY, namespace: NS },
+        spec: {
+            resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap", name: CM }],
+            placement: { clusterAffinity: { clusterNames: members.map((m) => m.name) } },
+        },
+    });
+    // karmada-webhook's mutating hook stamps the permanent id the controllers rely on.
+    expect(policy.metadata?.labels?.["propagationpolicy.karmada.io/permanent-id"]).toBeTruthy();
+
+    const t = Date.now();
+    await k.create(resourcePath("v1", "configmaps", { namespace: NS }), {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: CM, namespace: NS },
+        data: { generation: "1" },
+    });
+    await Promise.all(
+        members.map(async (m) => {
+            const cm = await fleet.waitFor(`ConfigMap ${NS}/${CM} in ${m.name}`, async () => m.client.get<ConfigMap>(cmPath()), 120_000, 200);
+            measured.push({ what: `${m.name}: ConfigMap created in Karmada -> present in member`, ms: Date.now() - t });
+            expect(cm.data).toEqual({ generation: "1" });
+            expect(cm.metadata?.labels?.["karmada.io/managed"]).toBe("true");
+        }),
+    );
+
+    const binding = await fleet.waitFor(
+        `ResourceBinding ${CM}-configmap FullyApplied`,
+        async () => {
+            const rb = await k.get<
+                KubeObject & {
+                    status?: { conditions?: { type: string; status: string }[]; aggregatedStatus?: { clusterName: string; applied?: boolean }[] };
+                }
+            >(resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: `${CM}-configmap` }));
+            return rb?.status?.conditions?.some((c) => c.type === "FullyApplied" && c.status === "True") ? rb : undefined;
+        },
+        60_000,
+    );
+    expect(binding.status?.aggregatedStatus?.map((a) => a.clusterName).sort()).toEqual(members.map((m) => m.name).sort());
+
+    const tUpdate = Date.now();
+    await k.mergePatch(cmPath(), { data: { generation: "2" } });
+    await Promise.all(
+        members.map(async (m) => {
+            await fleet.waitFor(
+                `ConfigMap ${NS}/${CM} updated in ${m.name}`,
+                async () => ((await m.client.get<ConfigMap>(cmPath()))?.data?.generation === "2" ? true : undefined),
+                120_000,
+                200,
+            );
+            measured.push({ what: `${m.name}: ConfigMap update -> member`, ms: Date.now() - tUpdate });
+        }),
+    );
+
+    // Workloads and policies go before the Cluster objects (Kamino's destroy order).
+    const tDelete = Date.now();
+    await k.delete(cmPath());
+    await Promise.all(
+        members.map(async (m) => {
+            await fleet.waitFor(`ConfigMap ${NS}/${CM} deleted from ${m.name}`, async () => ((await m.client.get(cmPath())) ? undefined : true), 120_000, 200);
+            measured.push({ what: `${m.name}: ConfigMap delete -> gone from member`, ms: Date.now() - tDelete });
+        }),
+    );
+    await k.delete(resourcePath("policy.karmada.io/v1alpha1", "propagationpolicies", { namespace: NS, name: POLICY }));
+}
+
+/** Deletes every member's Cluster and removes its member-side join objects, as `karmadactl unjoin` does. */
+async function unjoinEveryMember(): Promise<void> {
+    const k = karmada();
+    await Promise.all(
+        fleet.members.map(async (m) => {
+            const n = joinNames(m.name);
+            const t = Date.now();
+            expect(await k.delete(clusterPath(m.name))).toBe(true);
+            await fleet.waitFor(`Cluster ${m.name} gone`, async () => ((await k.get(clusterPath(m.name))) ? undefined : true), 180_000, 250);
+            measured.push({ what: `${m.name}: Cluster delete -> gone`, ms: Date.now() - t });
+            expect(await k.get(resourcePath("v1", "namespaces", { name: `karmada-es-${m.name}` }))).toBeUndefined();
+            // The credentials Secrets in Karmada follow their owner, the Cluster (garbage collector).
+            for (const s of [n.credentialsSecret, n.impersonatorSecret]) {
+                await fleet.waitFor(
+                    `Karmada Secret ${KARMADA_CLUSTER_NAMESPACE}/${s} garbage-collected`,
+                    async () => ((await k.get(resourcePath("v1", "secrets", { namespace: KARMADA_CLUSTER_NAMESPACE, name: s }))) ? undefined : true),
+                    60_000,
+                );
+            }
+            measured.push({ what: `${m.name}: Cluster delete -> Karmada-side Secrets collected`, ms: Date.now() - t });
+            // What Karmada propagated (the namespace) leaves the member with the Cluster.
+            await fleet.waitFor(
+                `namespace ${NS} gone from ${m.name}`,
+                async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: NS }))) ? undefined : true),
+                120_000,
+            );
+            // `karmadactl unjoin --cluster-kubeconfig`: the member-side join objects.
+            await removeMemberJoinObjects(m.client, m.name);
+            await fleet.waitFor(
+                `namespace ${KARMADA_CLUSTER_NAMESPACE} gone from ${m.name}`,
+                async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: KARMADA_CLUSTER_NAMESPACE }))) ? undefined : true),
+                120_000,
+            );
+            expect(await m.client.get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: n.clusterRole }))).toBeUndefined();
+            measured.push({ what: `${m.name}: unjoin complete (both sides)`, ms: Date.now() - t });
+        }),
+    );
+    expect(((await k.get<KubeObject & { items: unknown[] }>(resourcePath(CLUSTER_API_VERSION, "clusters")))?.items ?? []).length).toBe(0);
+    fleet.assertRunning();
+}
+
 describe("LoopbackFleet", () => {
     beforeAll(async () => {
         fleet = new LoopbackFleet({ members: MEMBERS });
@@ -63,44 +246,7 @@ describe("LoopbackFleet", () => {
         }
     }, 120_000);
 
-    test("all processes come up and every API server is ready", async () => {
-        fleet.assertRunning();
-        const names = fleet.processes.map((p) => p.name).sort();
-        const clusters = ["host", ...fleet.members.map((m) => m.name), "karmada"];
-        expect(names).toEqual(
-            [
-                "etcd",
-                ...clusters.flatMap((c) => [`${c}-apiserver`, `${c}-kube-controller-manager`]),
-                "karmada-aggregated-apiserver",
-                "karmada-controller-manager",
-                "karmada-scheduler",
-                "karmada-webhook",
-            ].sort(),
-        );
-        expect(fleet.members).toHaveLength(MEMBERS);
-        expect(Object.keys(fleet.memberKubeconfigs)).toEqual(fleet.members.map((m) => m.name));
-        const servers: ApiServer[] = [fleet.host, ...fleet.members, fleet.karmada];
-        for (const s of servers) {
-            expect(fs.existsSync(s.kubeconfig)).toBe(true);
-            expect(s.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-            expect((await s.client.request("GET", "/readyz")).status).toBe(200);
-            // The admin user is in system:masters.
-            const review = await s.client.create<KubeObject & { status?: { userInfo?: { groups?: string[] } } }>(
-                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                {
-                    apiVersion: "authentication.k8s.io/v1",
-                    kind: "SelfSubjectReview",
-                },
-            );
-            expect(review.status?.userInfo?.groups).toContain("system:masters");
-        }
-        const apiService = await karmada().get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
-            "/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.cluster.karmada.io",
-        );
-        expect(apiService?.status?.conditions?.find((c) => c.type === "Available")?.status).toBe("True");
-        expect((await karmada().request("GET", "/apis/cluster.karmada.io/v1alpha1/clusters")).status).toBe(200);
-        expect(await karmada().get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/propagationpolicies.policy.karmada.io")).toBeDefined();
-    });
+    test("all processes come up and every API server is ready", everyProcessUpAndReady);
 
     test("every fleet process carries this jest run's mark, so the process reaper would stop it", () => {
         expect(process.env[RUN_ENV]).toBeTruthy();
@@ -108,150 +254,11 @@ describe("LoopbackFleet", () => {
         expect(fleet.processes.filter((p) => !marked.includes(p.pid)).map((p) => p.name)).toEqual([]);
     });
 
-    test("a Cluster created through the aggregated API turns Ready for each member", async () => {
-        await Promise.all(
-            fleet.members.map(async (m) => {
-                const t = Date.now();
-                const { tokenMs } = await joinCluster({ clusterName: m.name, member: m.client, karmada: karmada(), apiEndpoint: m.server });
-                measured.push({ what: `${m.name}: member token Secrets populated`, ms: tokenMs });
-                const tCreated = Date.now();
-                measured.push({ what: `${m.name}: join objects created (incl. token wait)`, ms: tCreated - t });
-                const ready = await fleet.waitFor(
-                    `Cluster ${m.name} Ready`,
-                    async () => {
-                        const c = await karmada().get<KarmadaClusterObject>(clusterPath(m.name));
-                        const cond = clusterCondition(c, "Ready");
-                        if (cond?.status === "True") return c;
-                        throw new Error(`Ready=${cond?.status ?? "absent"} ${cond?.reason ?? ""} ${cond?.message ?? ""}`);
-                    },
-                    180_000,
-                    250,
-                );
-                measured.push({ what: `${m.name}: Cluster created -> Ready`, ms: Date.now() - tCreated });
-                expect(ready.status?.kubernetesVersion).toMatch(/^v1\./);
-                expect(ready.metadata?.finalizers).toContain("karmada.io/cluster-controller");
-                // Karmada's execution space for the member.
-                expect(await karmada().get(resourcePath("v1", "namespaces", { name: `karmada-es-${m.name}` }))).toBeDefined();
-            }),
-        );
-    });
+    test("a Cluster created through the aggregated API turns Ready for each member", joinEveryMember);
 
-    test("a PropagationPolicy propagates a ConfigMap template to the members", async () => {
-        const k = karmada();
-        const members = fleet.members;
-        await k.apply(resourcePath("v1", "namespaces", { name: NS }), { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
-        const policy = await k.create(resourcePath("policy.karmada.io/v1alpha1", "propagationpolicies", { namespace: NS }), {
-            apiVersion: "policy.karmada.io/v1alpha1",
-            kind: "PropagationPolicy",
-            metadata: { name: POLICY, namespace: NS },
-            spec: {
-                resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap", name: CM }],
-                placement: { clusterAffinity: { clusterNames: members.map((m) => m.name) } },
-            },
-        });
-        // karmada-webhook's mutating hook stamps the permanent id the controllers rely on.
-        expect(policy.metadata?.labels?.["propagationpolicy.karmada.io/permanent-id"]).toBeTruthy();
+    test("a PropagationPolicy propagates a ConfigMap template to the members", propagateAConfigMap);
 
-        const t = Date.now();
-        await k.create(resourcePath("v1", "configmaps", { namespace: NS }), {
-            apiVersion: "v1",
-            kind: "ConfigMap",
-            metadata: { name: CM, namespace: NS },
-            data: { generation: "1" },
-        });
-        await Promise.all(
-            members.map(async (m) => {
-                const cm = await fleet.waitFor(`ConfigMap ${NS}/${CM} in ${m.name}`, async () => m.client.get<ConfigMap>(cmPath()), 120_000, 200);
-                measured.push({ what: `${m.name}: ConfigMap created in Karmada -> present in member`, ms: Date.now() - t });
-                expect(cm.data).toEqual({ generation: "1" });
-                expect(cm.metadata?.labels?.["karmada.io/managed"]).toBe("true");
-            }),
-        );
-
-        const binding = await fleet.waitFor(
-            `ResourceBinding ${CM}-configmap FullyApplied`,
-            async () => {
-                const rb = await k.get<
-                    KubeObject & {
-                        status?: { conditions?: { type: string; status: string }[]; aggregatedStatus?: { clusterName: string; applied?: boolean }[] };
-                    }
-                >(resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace: NS, name: `${CM}-configmap` }));
-                return rb?.status?.conditions?.some((c) => c.type === "FullyApplied" && c.status === "True") ? rb : undefined;
-            },
-            60_000,
-        );
-        expect(binding.status?.aggregatedStatus?.map((a) => a.clusterName).sort()).toEqual(members.map((m) => m.name).sort());
-
-        const tUpdate = Date.now();
-        await k.mergePatch(cmPath(), { data: { generation: "2" } });
-        await Promise.all(
-            members.map(async (m) => {
-                await fleet.waitFor(
-                    `ConfigMap ${NS}/${CM} updated in ${m.name}`,
-                    async () => ((await m.client.get<ConfigMap>(cmPath()))?.data?.generation === "2" ? true : undefined),
-                    120_000,
-                    200,
-                );
-                measured.push({ what: `${m.name}: ConfigMap update -> member`, ms: Date.now() - tUpdate });
-            }),
-        );
-
-        // Workloads and policies go before the Cluster objects (Kamino's destroy order).
-        const tDelete = Date.now();
-        await k.delete(cmPath());
-        await Promise.all(
-            members.map(async (m) => {
-                await fleet.waitFor(
-                    `ConfigMap ${NS}/${CM} deleted from ${m.name}`,
-                    async () => ((await m.client.get(cmPath())) ? undefined : true),
-                    120_000,
-                    200,
-                );
-                measured.push({ what: `${m.name}: ConfigMap delete -> gone from member`, ms: Date.now() - tDelete });
-            }),
-        );
-        await k.delete(resourcePath("policy.karmada.io/v1alpha1", "propagationpolicies", { namespace: NS, name: POLICY }));
-    });
-
-    test("deleting a Cluster unjoins the member cleanly", async () => {
-        const k = karmada();
-        await Promise.all(
-            fleet.members.map(async (m) => {
-                const n = joinNames(m.name);
-                const t = Date.now();
-                expect(await k.delete(clusterPath(m.name))).toBe(true);
-                await fleet.waitFor(`Cluster ${m.name} gone`, async () => ((await k.get(clusterPath(m.name))) ? undefined : true), 180_000, 250);
-                measured.push({ what: `${m.name}: Cluster delete -> gone`, ms: Date.now() - t });
-                expect(await k.get(resourcePath("v1", "namespaces", { name: `karmada-es-${m.name}` }))).toBeUndefined();
-                // The credentials Secrets in Karmada follow their owner, the Cluster (garbage collector).
-                for (const s of [n.credentialsSecret, n.impersonatorSecret]) {
-                    await fleet.waitFor(
-                        `Karmada Secret ${KARMADA_CLUSTER_NAMESPACE}/${s} garbage-collected`,
-                        async () => ((await k.get(resourcePath("v1", "secrets", { namespace: KARMADA_CLUSTER_NAMESPACE, name: s }))) ? undefined : true),
-                        60_000,
-                    );
-                }
-                measured.push({ what: `${m.name}: Cluster delete -> Karmada-side Secrets collected`, ms: Date.now() - t });
-                // What Karmada propagated (the namespace) leaves the member with the Cluster.
-                await fleet.waitFor(
-                    `namespace ${NS} gone from ${m.name}`,
-                    async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: NS }))) ? undefined : true),
-                    120_000,
-                );
-                // `karmadactl unjoin --cluster-kubeconfig`: the member-side join objects.
-                await removeMemberJoinObjects(m.client, m.name);
-                await fleet.waitFor(
-                    `namespace ${KARMADA_CLUSTER_NAMESPACE} gone from ${m.name}`,
-                    async () => ((await m.client.get(resourcePath("v1", "namespaces", { name: KARMADA_CLUSTER_NAMESPACE }))) ? undefined : true),
-                    120_000,
-                );
-                expect(await m.client.get(resourcePath("rbac.authorization.k8s.io/v1", "clusterroles", { name: n.clusterRole }))).toBeUndefined();
-                measured.push({ what: `${m.name}: unjoin complete (both sides)`, ms: Date.now() - t });
-            }),
-        );
-        expect(((await k.get<KubeObject & { items: unknown[] }>(resourcePath(CLUSTER_API_VERSION, "clusters")))?.items ?? []).length).toBe(0);
-        fleet.assertRunning();
-    });
+    test("deleting a Cluster unjoins the member cleanly", unjoinEveryMember);
 });
 
 describe("LoopbackFleet start failure", () => {

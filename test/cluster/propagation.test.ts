@@ -90,47 +90,72 @@ function expectProviderKubeconfigsKeptIn(tmpdir: string, since: number): void {
 
 const started = Date.now();
 
-describe.each(SCALES)("a fleet with %i member(s)", (count) => {
-    const members = Array.from({ length: count }, (_, i) => (i === 0 ? "ikoclone" : `ikoclone${i + 1}`));
-    const timings: Timings = (report[`${count} member(s)`] = {});
-    const timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+/**
+ * What the tests of one scale share, set by its beforeAll and by the tests in turn: describe.each
+ * runs its body once per scale, and each run makes its own.
+ */
+class ScaleRun {
+    readonly members: string[];
+    private readonly timings: Timings;
+    fleet!: LoopbackFleet;
+    sandbox!: EngineSandbox;
+    stack!: Awaited<ReturnType<EngineSandbox["stack"]>>;
+    outputs!: Record<string, { value: unknown; secret: boolean }>;
+    upOutput = "";
+    progress: Array<{ urn: string; message: string; ephemeral: boolean }> = [];
+    pluginDir!: string;
+    iko!: IkoPlayer;
+    hostKubeconfig!: string;
+
+    constructor(count: number) {
+        this.members = Array.from({ length: count }, (_, i) => (i === 0 ? "ikoclone" : `ikoclone${i + 1}`));
+        this.timings = report[`${count} member(s)`] = {};
+    }
+
+    // Arrow functions, so that a test group can take them out of the run: `const { timed } = run`.
+    readonly timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
         const t = Date.now();
         try {
             return await fn();
         } finally {
-            timings[what] = Date.now() - t;
+            this.timings[what] = Date.now() - t;
         }
     };
-    let fleet: LoopbackFleet;
-    let sandbox: EngineSandbox;
-    let stack: Awaited<ReturnType<EngineSandbox["stack"]>>;
-    let outputs: Record<string, { value: unknown; secret: boolean }>;
-    let upOutput = "";
-    let progress: Array<{ urn: string; message: string; ephemeral: boolean }> = [];
-    let pluginDir: string;
-    let iko: IkoPlayer;
-    let hostKubeconfig: string;
-    const clientOf = (name: string): KubeClient => fleet.members.find((m) => m.name === name)!.client;
-    const karmada = () => fleet.karmada.client;
+    readonly clientOf = (name: string): KubeClient => this.fleet.members.find((m) => m.name === name)!.client;
+    readonly karmada = () => this.fleet.karmada.client;
+}
+
+describe.each(SCALES)("a fleet with %i member(s)", (count) => {
+    const run = new ScaleRun(count);
 
     beforeAll(async () => {
-        fleet = new LoopbackFleet({ hostName: "ikofett", members });
-        await timed("harness start", () => fleet.start());
+        run.fleet = new LoopbackFleet({ hostName: "ikofett", members: run.members });
+        await run.timed("harness start", () => run.fleet.start());
         // IKO "starts IRIS" 5 s after an IrisCluster reaches a member, reporting Creating until then (the
         // running-wait polls every 2 s, so it sees Creating); `up` must wait for it.
-        iko = new IkoPlayer(fleet.members, 5000, { creating: true }).start();
-        sandbox = new EngineSandbox(toolchainPath("engine"));
-        pluginDir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-exec-"));
-        hostKubeconfig = execPluginKubeconfig(fleet.hostKubeconfig, pluginDir);
-        stack = await loopbackStack(sandbox, fleet, `loopback-${count}`, { hostKubeconfig });
+        run.iko = new IkoPlayer(run.fleet.members, 5000, { creating: true }).start();
+        run.sandbox = new EngineSandbox(toolchainPath("engine"));
+        run.pluginDir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-exec-"));
+        run.hostKubeconfig = execPluginKubeconfig(run.fleet.hostKubeconfig, run.pluginDir);
+        run.stack = await loopbackStack(run.sandbox, run.fleet, `loopback-${count}`, { hostKubeconfig: run.hostKubeconfig });
     });
 
     afterAll(async () => {
-        await iko?.stop();
-        sandbox?.cleanup();
-        if (pluginDir) fs.rmSync(pluginDir, { recursive: true, force: true });
-        await fleet?.stop();
+        await run.iko?.stop();
+        run.sandbox?.cleanup();
+        if (run.pluginDir) fs.rmSync(run.pluginDir, { recursive: true, force: true });
+        await run.fleet?.stop();
     });
+
+    upAndWhatItShowed(run);
+    hostAndKarmada(run);
+    onEveryMember(run);
+    outputsNoOpUpAndDestroy(run);
+});
+
+/** pulumi up, what it showed while it waited, and IRIS running on every member when it returned. */
+function upAndWhatItShowed(run: ScaleRun): void {
+    const { members, timed, clientOf } = run;
 
     test("pulumi up (pulumi-kubernetes' kubeconfig files, credentials in each, stay in the sandbox's TMPDIR)", async () => {
         const rec = stepRecorder();
@@ -140,21 +165,21 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
             const d = e.diagnosticEvent;
             if (d && d.severity === "info") infos.push({ urn: d.urn ?? "", message: d.message.trim(), ephemeral: Boolean(d.ephemeral) });
         };
-        const result = await timed("pulumi up", () => stack.up({ onEvent }));
+        const result = await timed("pulumi up", () => run.stack.up({ onEvent }));
         expect(result.summary.result).toBe("succeeded");
-        ({ outputs, stdout: upOutput } = result);
-        progress = infos;
-        expectProviderKubeconfigsKeptIn(sandbox.env.TMPDIR, started);
+        ({ outputs: run.outputs, stdout: run.upOutput } = result);
+        run.progress = infos;
+        expectProviderKubeconfigsKeptIn(run.sandbox.env.TMPDIR, started);
     });
 
     test("while up waits, the waiting components show what they wait on as it changes, and how each wait ended", () => {
         // The CRD wait, on the CrdMirror: IKO's CRD on the host, then one line when found.
-        const onMirror = progress.filter((i) => i.urn.endsWith("kamino:index:CrdMirror::iris-crd"));
+        const onMirror = run.progress.filter((i) => i.urn.endsWith("kamino:index:CrdMirror::iris-crd"));
         expect(onMirror.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([
             expect.stringMatching(/^CRD irisclusters\.intersystems\.com found on ikofett \(waited \d+s\)$/),
         ]);
         // The running-wait, on the FederatedIrisCluster: the phases the harness plays, changes only, then where it runs.
-        const onIris = progress.filter((i) => i.urn.endsWith("kamino:index:FederatedIrisCluster::federated-iris"));
+        const onIris = run.progress.filter((i) => i.urn.endsWith("kamino:index:FederatedIrisCluster::federated-iris"));
         const updates = onIris.filter((i) => i.ephemeral).map((i) => i.message);
         expect(updates.some((m) => /^waiting for IRIS to run: .*ikoclone\d* Creating \(Ready=False: IRISStarting: IRIS pods are starting\)/.test(m))).toBe(
             true,
@@ -163,9 +188,9 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         const done = `IrisCluster default/federated-iris runs on ${members.join(", ")}`;
         expect(onIris.filter((i) => !i.ephemeral).map((i) => i.message)).toEqual([expect.stringMatching(new RegExp(`^${done} \\(waited \\d+s\\)$`))]);
         // What a user sees in the output (non-interactive, as in CI): the phases on the component's row, then how the wait ended.
-        const row = upOutput.split("\n").filter((l) => l.includes("kamino:index:FederatedIrisCluster federated-iris"));
+        const row = run.upOutput.split("\n").filter((l) => l.includes("kamino:index:FederatedIrisCluster federated-iris"));
         expect(row.some((l) => / waiting for IRIS to run: .*Creating \(Ready=False: IRISStarting/.test(l))).toBe(true);
-        expect(upOutput).toContain(done);
+        expect(run.upOutput).toContain(done);
     });
 
     test("when up returns, federated-iris already runs on every member", async () => {
@@ -176,21 +201,26 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
             expect([m, copy?.status?.phase]).toEqual([m, "Running"]);
         }
     });
+}
+
+/** The host's exec-plugin credential at work, then Karmada: the CRD mirrored into it, every member's Cluster Ready. */
+function hostAndKarmada(run: ScaleRun): void {
+    const { members, timed, karmada } = run;
 
     test("the host's exec-plugin kubeconfig served the kubernetes provider and Kamino's CRD reader", async () => {
-        const before = pluginRuns(hostKubeconfig);
+        const before = pluginRuns(run.hostKubeconfig);
         expect(before).toBeGreaterThanOrEqual(1);
         // Kamino's reader, in a process of its own (it loads the ES-module client as Pulumi's Node does).
         const script = `const k = require("./components/live/kube-read");
             k.kubeReader(require("fs").readFileSync(process.argv[1], "utf8"), k.crdPath("irisclusters.intersystems.com"))()
                 .then((o) => process.stdout.write(JSON.stringify(o)));`;
-        const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script, hostKubeconfig], { encoding: "utf8" });
+        const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script, run.hostKubeconfig], { encoding: "utf8" });
         // Exactly what the API served (the library's typed models would rename schema fields).
-        const live = await fleet.host.client.get(
+        const live = await run.fleet.host.client.get(
             resourcePath("apiextensions.k8s.io/v1", "customresourcedefinitions", { name: "irisclusters.intersystems.com" }),
         );
         expect(JSON.parse(out)).toEqual(live);
-        expect(pluginRuns(hostKubeconfig)).toBe(before + 1);
+        expect(pluginRuns(run.hostKubeconfig)).toBe(before + 1);
     });
 
     test("the IrisCluster CRD was mirrored into Karmada", async () => {
@@ -214,6 +244,11 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
             ),
         );
     });
+}
+
+/** federated-iris and the synced Secret on every member, and their health as Karmada judges it. */
+function onEveryMember(run: ScaleRun): void {
+    const { members, timed, clientOf, karmada } = run;
 
     test("federated-iris exists on every member with the template's spec", async () => {
         const template = await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" }));
@@ -236,7 +271,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         );
         // The host is not a member: nothing is propagated there.
         expect(
-            await fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
+            await run.fleet.host.client.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
         ).toBeUndefined();
     });
 
@@ -284,26 +319,31 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
             expect(Buffer.from(s.data!["iris.key"], "base64").toString()).toBe(LICENSE);
         }
     });
+}
+
+/** The stack's outputs, a second up that changes nothing, and destroy. */
+function outputsNoOpUpAndDestroy(run: ScaleRun): void {
+    const { members, timed, clientOf, karmada } = run;
 
     test("stack outputs", () => {
-        expect(outputs.members.value).toEqual(members);
-        expect(outputs.karmadaHost.value).toBe("ikofett");
-        expect(outputs.irisClusters.value).toEqual({ "default/federated-iris": members });
-        expect(outputs.syncedSecrets.value).toEqual({ "iris/iris-key-secret": members });
-        expect(outputs.karmadaKubeconfig.secret).toBe(true);
-        expect(outputs.kubeconfigs.secret).toBe(true);
-        const endpoints = Object.fromEntries((outputs.clusters.value as Array<{ name: string; apiEndpoint: string }>).map((c) => [c.name, c.apiEndpoint]));
-        for (const m of fleet.members) expect(endpoints[m.name]).toBe(m.server);
+        expect(run.outputs.members.value).toEqual(members);
+        expect(run.outputs.karmadaHost.value).toBe("ikofett");
+        expect(run.outputs.irisClusters.value).toEqual({ "default/federated-iris": members });
+        expect(run.outputs.syncedSecrets.value).toEqual({ "iris/iris-key-secret": members });
+        expect(run.outputs.karmadaKubeconfig.secret).toBe(true);
+        expect(run.outputs.kubeconfigs.secret).toBe(true);
+        const endpoints = Object.fromEntries((run.outputs.clusters.value as Array<{ name: string; apiEndpoint: string }>).map((c) => [c.name, c.apiEndpoint]));
+        for (const m of run.fleet.members) expect(endpoints[m.name]).toBe(m.server);
     });
 
     test("a second pulumi up changes nothing", async () => {
-        const result = await timed("no-op pulumi up", () => stack.up({ expectNoChanges: true }));
+        const result = await timed("no-op pulumi up", () => run.stack.up({ expectNoChanges: true }));
         const changed = Object.entries(result.summary.resourceChanges ?? {}).filter(([op]) => op !== "same");
         expect(changed).toEqual([]);
     });
 
     test("pulumi destroy removes everything from the members and unjoins them", async () => {
-        const result = await timed("pulumi destroy", () => stack.destroy());
+        const result = await timed("pulumi destroy", () => run.stack.destroy());
         expect(result.summary.result).toBe("succeeded");
         for (const m of members) {
             const c = clientOf(m);
@@ -330,7 +370,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         expect(
             await karmada().get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" })),
         ).toBeUndefined();
-        const state = await stack.exportStack();
+        const state = await run.stack.exportStack();
         expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
     });
-});
+}

@@ -32,6 +32,23 @@ let suite: FleetSuite;
 let fleet: LoopbackFleet;
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
 
+/** `npm run failback`, as a user runs it (its own process, the stack's outputs). */
+async function failBack(): Promise<number> {
+    const t = Date.now();
+    const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", "pull-dr"],
+        {
+            cwd: suite.sandbox.project,
+            env: { ...process.env, ...suite.sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
+        },
+    );
+    expect(stdout).toMatch(new RegExp(`^IrisCluster ${ID} moved from ${BACKUP} to ${FIRST}`));
+    await runsOn(fleet, ID, FIRST);
+    await goneFrom(fleet, ID, BACKUP);
+    return (Date.now() - t) / 1000;
+}
+
 describe("failover of a Pull member", () => {
     suite = onSharedFleet(shared, "pull-failover", { stacks: () => [stack], agents: true, ikoIntervalMs: 250 });
     beforeAll(async () => {
@@ -42,23 +59,6 @@ describe("failover of a Pull member", () => {
             runningTimeoutSeconds: 120,
         });
     }, 10 * 60_000);
-
-    /** `npm run failback`, as a user runs it (its own process, the stack's outputs). */
-    const failBack = async () => {
-        const t = Date.now();
-        const { stdout } = await promisify(execFile)(
-            process.execPath,
-            ["-r", "ts-node/register/transpile-only", path.join(REPO, "commands/failback.ts"), ID, "--stack", "pull-dr"],
-            {
-                cwd: suite.sandbox.project,
-                env: { ...process.env, ...suite.sandbox.env, TS_NODE_PROJECT: path.join(REPO, "tsconfig.json") },
-            },
-        );
-        expect(stdout).toMatch(new RegExp(`^IrisCluster ${ID} moved from ${BACKUP} to ${FIRST}`));
-        await runsOn(fleet, ID, FIRST);
-        await goneFrom(fleet, ID, BACKUP);
-        return (Date.now() - t) / 1000;
-    };
 
     test("up: federated-iris runs on the Pull primary", async () => {
         await suite.report.timed("up", () => stack.up());
@@ -95,21 +95,28 @@ describe("failover of a Pull member", () => {
         expect(away.failover_s).toBeLessThanOrEqual(FAILOVER_LIMIT_S);
     });
 
-    /** A member whose API server and agent are gone for good (a deleted cluster): Karmada marks it not Ready. */
-    const loseForGood = async (member: string) => {
-        await suite.agents.pause(member);
-        await fleet.stopApiServer(member);
-        await waitFor(
-            `Cluster ${member} not Ready`,
-            async () => ((await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True" ? true : undefined),
-            WAIT,
-        );
-    };
-    const recovered = (rec: { code: number | null; output: string }) => {
-        if (rec.code !== 0) throw new Error(`npm run recover exited ${rec.code}:\n${rec.output.slice(-4000)}`);
-        return rec.output.split("\n").filter((l) => l.startsWith("recover: "));
-    };
+    membersLostForGood();
+});
 
+/** A member whose API server and agent are gone for good (a deleted cluster): Karmada marks it not Ready. */
+async function loseForGood(member: string): Promise<void> {
+    await suite.agents.pause(member);
+    await fleet.stopApiServer(member);
+    await waitFor(
+        `Cluster ${member} not Ready`,
+        async () => ((await clusterOf(fleet, member))?.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True" ? true : undefined),
+        WAIT,
+    );
+}
+
+/** The `recover: ` lines of an `npm run recover` that succeeded; its output in the error if it did not. */
+function recovered(rec: { code: number | null; output: string }): string[] {
+    if (rec.code !== 0) throw new Error(`npm run recover exited ${rec.code}:\n${rec.output.slice(-4000)}`);
+    return rec.output.split("\n").filter((l) => l.startsWith("recover: "));
+}
+
+/** Each member lost for good in turn (API server and agent): the backup leaves by config and recover, the primary by recover --destroy. */
+function membersLostForGood(): void {
     test("the backup lost for good leaves by config and npm run recover: Karmada lets it go, the primary runs on, then a no-op up", async () => {
         await loseForGood(BACKUP);
         const clusters = JSON.parse((await stack.getConfig("kamino:clusters")).value) as Array<{ name: string }>;
@@ -147,4 +154,4 @@ describe("failover of a Pull member", () => {
             );
         }
     });
-});
+}

@@ -123,6 +123,82 @@ class StatusWatch {
     }
 }
 
+/** The first member's API server stopped under `status --watch`: what status saw at each step, the outage's timeline, then the fleet on the backup. */
+async function outageUnderStatusWatch(): Promise<void> {
+    const watch = new StatusWatch();
+    await waitFor("status --watch to print the fleet", async () => (watch.seen.length > 0 ? true : undefined), WAIT);
+    const timeline = await outage(fleet, ID, FIRST, BACKUP);
+    // status --watch saw each step (it reads every 2 s; eviction waits 10 s after the taint).
+    await waitFor(
+        "status --watch to see it Running on the backup",
+        async () => (watch.seen.some((x) => x.ok && irisIn(x).runningOn[0] === BACKUP) ? true : undefined),
+        WAIT,
+    );
+    expect(await watch.stop()).toBe(0);
+    const seen = watch.seen;
+    report.note(
+        `status --watch printed ${seen.length} objects: ${seen.map((x) => `${memberIn(x, FIRST).state}${memberIn(x, FIRST).taints.length ? "+taint" : ""}/${irisIn(x).scheduled.join(",")}/${irisIn(x).runningOn.join(",") || "-"}/${x.ok ? 0 : 1}`).join(" ")}`,
+    );
+    expectRunsOn(seen[0], FIRST);
+    const tainted = seen.findIndex(
+        (x) =>
+            memberIn(x, FIRST).state !== "Ready" &&
+            memberIn(x, FIRST).taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect) &&
+            irisIn(x).scheduled[0] === FIRST,
+    );
+    const evicted = seen.findIndex((x) => !irisIn(x).scheduled.includes(FIRST));
+    const onBackup = seen.findIndex((x) => x.ok && irisIn(x).runningOn[0] === BACKUP);
+    // What a person watching saw at each step (the same renderer as the command's human output).
+    for (const i of [tainted, evicted, onBackup].filter((x) => x >= 0))
+        report.note(`status --watch, step ${i}:\n${renderStatus(seen[i], { color: false, now: Date.parse(seen[i].readAt) })}`);
+    expect(tainted).toBeGreaterThan(0);
+    expect(evicted).toBeGreaterThan(tainted);
+    expect(onBackup).toBeGreaterThanOrEqual(evicted);
+    // While down and still scheduled there, it is not as placed, and the member is down, not an error.
+    expect(seen[tainted]).toMatchObject({ ok: false, irisClusters: [{ asPlaced: false, runningOn: [] }] });
+    expect(irisIn(seen[tainted]).problem).toContain(`${FIRST} is ${memberIn(seen[tainted], FIRST).state}`);
+    expect(memberIn(seen[tainted], FIRST).since).not.toBeNull();
+    // Once on the backup: as placed, the first member's row no longer scheduled, and the move in the list.
+    // (Karmada's graceful eviction ends within a second of the move here, so an open eviction task is
+    // seldom seen: the unit tests cover it.)
+    expect(irisIn(seen[onBackup])).toMatchObject({ asPlaced: true, scheduled: [BACKUP], runningOn: [BACKUP] });
+    expect(irisIn(seen[onBackup]).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false });
+    expect(seen[onBackup].moves.filter((m) => m.kind === "rescheduled").map((m) => m.members)).toEqual([[BACKUP]]);
+    record("outage timeline (s since stop)", { ...timeline });
+    // Detection at kamino:karmada.failureDetectionSeconds (12): a probe every 3 s, not Ready after
+    // failing for 9 s (karmada/failover/detection.ts), not Karmada's own 10 s and 30 s.
+    expect(timeline.notReady_s).toBeGreaterThanOrEqual(8);
+    expect(timeline.notReady_s).toBeLessThanOrEqual(25);
+    // Kamino's toleration: eviction waits failoverAfterSeconds (10) after the taint, counted from
+    // the taint's timeAdded, which has whole seconds.
+    expect(timeline.evicted_s - timeline.tainted_s).toBeGreaterThanOrEqual(8);
+    expect(timeline.failover_s).toBeLessThanOrEqual(90);
+    const copy = (await copyOn(fleet, BACKUP, ID)) as KubeObject & { status?: { phase?: string } };
+    expect(copy.status?.phase).toBe("Running");
+    // Nothing is lost: the license followed federated-iris to the backup (Karmada sends dependencies
+    // a moment after the IrisCluster itself).
+    expect(await waitFor(`license on ${BACKUP}`, () => licenseOn(BACKUP), WAIT)).toBe(LICENSE);
+    // The first member is still down: up neither fails on it nor moves anything back.
+    expect(await noOpUp()).toEqual([BACKUP]);
+    // status once more, with the license on the backup now: exit 0, the first member shown down.
+    const s = await statusJson();
+    expectRunsOn(s, BACKUP);
+    expect(memberIn(s, FIRST)).toMatchObject({
+        state: expect.stringMatching(/^(NotReady|Unknown)$/),
+        taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]),
+    });
+    expect(s.moves.map((m) => [m.kind, m.members])).toEqual(
+        expect.arrayContaining([
+            ["scheduled", [FIRST]],
+            ["rescheduled", [BACKUP]],
+            ["evicted", [FIRST]],
+        ]),
+    );
+    expect(s.moves.map((m) => m.kind).indexOf("rescheduled")).toBeGreaterThan(s.moves.map((m) => m.kind).indexOf("scheduled"));
+    // Its copy on the first member cannot be deleted while that member is down: status says Karmada is deleting it.
+    expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, deleting: true });
+}
+
 /** The failover suite's tests, on the shared fleet. */
 export function failoverSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "failover", { stacks: () => [stack] });
@@ -136,6 +212,13 @@ export function failoverSuite(shared: SharedFleet): void {
         });
     }, 10 * 60_000);
 
+    beforeTheOutage();
+    outageAndReturn();
+    afterTheReturn();
+}
+
+/** Up refused without a failover flag, then up on the first member, and a blink that changes nothing. */
+function beforeTheOutage(): void {
     test("a Karmada whose controller manager lacks a failover flag: up names it, creates nothing, prints no stack trace", async () => {
         await fleet.recordControllerManager(fleet.controllerManagerArgs.filter((a) => !a.startsWith("--enable-no-execute-taint-eviction")));
         try {
@@ -185,81 +268,11 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(await blink(fleet, FIRST, ID)).toEqual([]);
         expect(await copyOn(fleet, FIRST, ID)).toBeDefined();
     });
+}
 
-    test("outage: the first member's API server stops; Karmada moves federated-iris to the backup; up changes nothing", async () => {
-        const watch = new StatusWatch();
-        await waitFor("status --watch to print the fleet", async () => (watch.seen.length > 0 ? true : undefined), WAIT);
-        const timeline = await outage(fleet, ID, FIRST, BACKUP);
-        // status --watch saw each step (it reads every 2 s; eviction waits 10 s after the taint).
-        await waitFor(
-            "status --watch to see it Running on the backup",
-            async () => (watch.seen.some((x) => x.ok && irisIn(x).runningOn[0] === BACKUP) ? true : undefined),
-            WAIT,
-        );
-        expect(await watch.stop()).toBe(0);
-        const seen = watch.seen;
-        report.note(
-            `status --watch printed ${seen.length} objects: ${seen.map((x) => `${memberIn(x, FIRST).state}${memberIn(x, FIRST).taints.length ? "+taint" : ""}/${irisIn(x).scheduled.join(",")}/${irisIn(x).runningOn.join(",") || "-"}/${x.ok ? 0 : 1}`).join(" ")}`,
-        );
-        expectRunsOn(seen[0], FIRST);
-        const tainted = seen.findIndex(
-            (x) =>
-                memberIn(x, FIRST).state !== "Ready" &&
-                memberIn(x, FIRST).taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect) &&
-                irisIn(x).scheduled[0] === FIRST,
-        );
-        const evicted = seen.findIndex((x) => !irisIn(x).scheduled.includes(FIRST));
-        const onBackup = seen.findIndex((x) => x.ok && irisIn(x).runningOn[0] === BACKUP);
-        // What a person watching saw at each step (the same renderer as the command's human output).
-        for (const i of [tainted, evicted, onBackup].filter((x) => x >= 0))
-            report.note(`status --watch, step ${i}:\n${renderStatus(seen[i], { color: false, now: Date.parse(seen[i].readAt) })}`);
-        expect(tainted).toBeGreaterThan(0);
-        expect(evicted).toBeGreaterThan(tainted);
-        expect(onBackup).toBeGreaterThanOrEqual(evicted);
-        // While down and still scheduled there, it is not as placed, and the member is down, not an error.
-        expect(seen[tainted]).toMatchObject({ ok: false, irisClusters: [{ asPlaced: false, runningOn: [] }] });
-        expect(irisIn(seen[tainted]).problem).toContain(`${FIRST} is ${memberIn(seen[tainted], FIRST).state}`);
-        expect(memberIn(seen[tainted], FIRST).since).not.toBeNull();
-        // Once on the backup: as placed, the first member's row no longer scheduled, and the move in the list.
-        // (Karmada's graceful eviction ends within a second of the move here, so an open eviction task is
-        // seldom seen: the unit tests cover it.)
-        expect(irisIn(seen[onBackup])).toMatchObject({ asPlaced: true, scheduled: [BACKUP], runningOn: [BACKUP] });
-        expect(irisIn(seen[onBackup]).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false });
-        expect(seen[onBackup].moves.filter((m) => m.kind === "rescheduled").map((m) => m.members)).toEqual([[BACKUP]]);
-        record("outage timeline (s since stop)", { ...timeline });
-        // Detection at kamino:karmada.failureDetectionSeconds (12): a probe every 3 s, not Ready after
-        // failing for 9 s (karmada/failover/detection.ts), not Karmada's own 10 s and 30 s.
-        expect(timeline.notReady_s).toBeGreaterThanOrEqual(8);
-        expect(timeline.notReady_s).toBeLessThanOrEqual(25);
-        // Kamino's toleration: eviction waits failoverAfterSeconds (10) after the taint, counted from
-        // the taint's timeAdded, which has whole seconds.
-        expect(timeline.evicted_s - timeline.tainted_s).toBeGreaterThanOrEqual(8);
-        expect(timeline.failover_s).toBeLessThanOrEqual(90);
-        const copy = (await copyOn(fleet, BACKUP, ID)) as KubeObject & { status?: { phase?: string } };
-        expect(copy.status?.phase).toBe("Running");
-        // Nothing is lost: the license followed federated-iris to the backup (Karmada sends dependencies
-        // a moment after the IrisCluster itself).
-        expect(await waitFor(`license on ${BACKUP}`, () => licenseOn(BACKUP), WAIT)).toBe(LICENSE);
-        // The first member is still down: up neither fails on it nor moves anything back.
-        expect(await noOpUp()).toEqual([BACKUP]);
-        // status once more, with the license on the backup now: exit 0, the first member shown down.
-        const s = await statusJson();
-        expectRunsOn(s, BACKUP);
-        expect(memberIn(s, FIRST)).toMatchObject({
-            state: expect.stringMatching(/^(NotReady|Unknown)$/),
-            taints: expect.arrayContaining([expect.objectContaining(NOT_READY_TAINT)]),
-        });
-        expect(s.moves.map((m) => [m.kind, m.members])).toEqual(
-            expect.arrayContaining([
-                ["scheduled", [FIRST]],
-                ["rescheduled", [BACKUP]],
-                ["evicted", [FIRST]],
-            ]),
-        );
-        expect(s.moves.map((m) => m.kind).indexOf("rescheduled")).toBeGreaterThan(s.moves.map((m) => m.kind).indexOf("scheduled"));
-        // Its copy on the first member cannot be deleted while that member is down: status says Karmada is deleting it.
-        expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, deleting: true });
-    });
+/** The first member lost (its API server stopped) and back. */
+function outageAndReturn(): void {
+    test("outage: the first member's API server stops; Karmada moves federated-iris to the backup; up changes nothing", outageUnderStatusWatch);
 
     test("return: the first member comes back; its stale copy is removed and federated-iris stays on the backup", async () => {
         const timeline = await comeBack(fleet, ID, FIRST);
@@ -276,7 +289,10 @@ export function failoverSuite(shared: SharedFleet): void {
         expect(irisIn(s).members.find((m) => m.name === FIRST)).toMatchObject({ scheduled: false, evicting: false, deleting: false });
         expect(s.moves.filter((m) => m.kind === "evicted").map((m) => m.members)).toContainEqual([FIRST]);
     });
+}
 
+/** After the return: failback, a Failed IrisCluster moved by Karmada, and destroy. */
+function afterTheReturn(): void {
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
         const { stdout } = await promisify(execFile)(

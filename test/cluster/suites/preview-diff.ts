@@ -92,6 +92,36 @@ async function configure(members: string[], image: string): Promise<void> {
 const image = (o: (KubeObject & { spec?: { topology?: { data?: { image?: string } } } }) | undefined) => o?.spec?.topology?.data?.image;
 const all = () => [fleet.host.name, ...MEMBERS, "karmada"];
 
+/** The pull request's change, as `summary` lists a preview's steps: what its previews must show, and nothing else. */
+const PR_STEPS = [
+    // The new member: the kubeconfig's provider, IKO, and the Push-mode join (member and Karmada side).
+    ...["ikoclone2", "ikoclone2-k8s", "ikoclone2-iko", "ikoclone2-iko-ns", "ikoclone2-iko-iko", "ikoclone2-member"].map((n) => `create ${n}:`),
+    // Narrow rights (kamino:karmada.memberAccess): a Role in `default` (federated-iris) and in `iris`
+    // (the Secret), which Kamino makes on the member with a ClusterRole naming it; no impersonator.
+    ...[
+        "member-ns",
+        "sa",
+        "role",
+        "binding",
+        "token",
+        "access-default-role",
+        "access-default-binding",
+        "access-iris-ns",
+        "access-iris-role",
+        "access-iris-binding",
+        "access-iris-ns-role",
+        "access-iris-ns-binding",
+        "credentials",
+        "cluster",
+    ].map((n) => `create ikoclone2-member-${n}:`),
+    // The placement names it.
+    "update federated-iris-policy: spec.placement.clusterAffinity.clusterNames[1]",
+    // The image.
+    "update federated-iris-template: spec.topology.data.image",
+    // The Secret's value, updated in place (not replaced: members keep it throughout).
+    'update secrets-iris-iris-key-secret: data["iris.key"]',
+].sort();
+
 /** The preview-diff suite's tests, on the shared fleet. */
 export function previewDiffSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "preview diffs", { stacks: () => [stack] });
@@ -132,107 +162,82 @@ export function previewDiffSuite(shared: SharedFleet): void {
         });
     });
 
-    describe("a pull request: new image, ikoclone2 joined and placed, the license rotated", () => {
-        let offline: Preview;
-        let online: Preview;
-        const expected = [
-            // The new member: the kubeconfig's provider, IKO, and the Push-mode join (member and Karmada side).
-            ...["ikoclone2", "ikoclone2-k8s", "ikoclone2-iko", "ikoclone2-iko-ns", "ikoclone2-iko-iko", "ikoclone2-member"].map((n) => `create ${n}:`),
-            // Narrow rights (kamino:karmada.memberAccess): a Role in `default` (federated-iris) and in `iris`
-            // (the Secret), which Kamino makes on the member with a ClusterRole naming it; no impersonator.
-            ...[
-                "member-ns",
-                "sa",
-                "role",
-                "binding",
-                "token",
-                "access-default-role",
-                "access-default-binding",
-                "access-iris-ns",
-                "access-iris-role",
-                "access-iris-binding",
-                "access-iris-ns-role",
-                "access-iris-ns-binding",
-                "credentials",
-                "cluster",
-            ].map((n) => `create ikoclone2-member-${n}:`),
-            // The placement names it.
-            "update federated-iris-policy: spec.placement.clusterAffinity.clusterNames[1]",
-            // The image.
-            "update federated-iris-template: spec.topology.data.image",
-            // The Secret's value, updated in place (not replaced: members keep it throughout).
-            'update secrets-iris-iris-key-secret: data["iris.key"]',
-        ].sort();
+    describe("a pull request: new image, ikoclone2 joined and placed, the license rotated", pullRequestPreviews);
+}
 
-        beforeAll(async () => {
-            await configure(MEMBERS, NEW_IMAGE);
-            await setLicense(stack, ROTATED);
-        });
+/** The pull request's previews: offline (every API server stopped), then online, each against the stack deployed before. */
+function pullRequestPreviews(): void {
+    let offline: Preview;
+    let online: Preview;
 
-        test("with every API server stopped (the CI runner's view), preview --diff is exactly the change", async () => {
-            for (const n of all()) await fleet.stopApiServer(n);
-            try {
-                offline = await preview("PR: preview --diff, clusters unreachable");
-            } finally {
-                for (const n of all()) await fleet.startApiServer(n);
-            }
-            expect(offline.error).toBeUndefined();
-            // Each kubeconfig is known (from files or state), so the kubernetes provider is configured,
-            // finds its cluster unreachable, says nothing about it, and diffs each object client-side
-            // against the state's inputs: no warning, no error, no replacement.
-            expect(offline.diags).toEqual([]);
-            if (process.env.KAMINO_PREVIEW_DIFF_OUT) fs.writeFileSync(process.env.KAMINO_PREVIEW_DIFF_OUT, offline.stdout);
-            expect(summary(offline)).toEqual(expected);
-            expect(offline.stdout).toMatch(
-                /~ image: "containers\.intersystems\.com\/intersystems\/iris-community:2025\.1" => "containers\.intersystems\.com\/intersystems\/iris-community:2025\.2"/,
-            );
-            expect(offline.stdout).toMatch(/Resources:\n\s+\+ 20 to create\n\s+~ 3 to update\n\s+23 changes\. \d+ unchanged/);
-        });
+    beforeAll(async () => {
+        await configure(MEMBERS, NEW_IMAGE);
+        await setLicense(stack, ROTATED);
+    });
 
-        test("the rotated license is never shown: only that the Secret changes", () => {
-            for (const p of [offline.stdout, JSON.stringify(offline.changes)]) {
-                expect(p).not.toContain(ROTATED);
-                expect(p).not.toContain(LICENSE);
-                expect(p).not.toContain(Buffer.from(ROTATED).toString("base64"));
-            }
-            expect(offline.stdout).toMatch(
-                /~ kubernetes:core\/v1:Secret: \(update\)\n\s+\[id=iris\/iris-key-secret\][\s\S]*?~ data: \{\n\s+~ iris\.key: \[secret\] => \[secret\]\n/,
-            );
-        });
+    test("with every API server stopped (the CI runner's view), preview --diff is exactly the change", async () => {
+        for (const n of all()) await fleet.stopApiServer(n);
+        try {
+            offline = await preview("PR: preview --diff, clusters unreachable");
+        } finally {
+            for (const n of all()) await fleet.startApiServer(n);
+        }
+        expect(offline.error).toBeUndefined();
+        // Each kubeconfig is known (from files or state), so the kubernetes provider is configured,
+        // finds its cluster unreachable, says nothing about it, and diffs each object client-side
+        // against the state's inputs: no warning, no error, no replacement.
+        expect(offline.diags).toEqual([]);
+        if (process.env.KAMINO_PREVIEW_DIFF_OUT) fs.writeFileSync(process.env.KAMINO_PREVIEW_DIFF_OUT, offline.stdout);
+        expect(summary(offline)).toEqual(PR_STEPS);
+        expect(offline.stdout).toMatch(
+            /~ image: "containers\.intersystems\.com\/intersystems\/iris-community:2025\.1" => "containers\.intersystems\.com\/intersystems\/iris-community:2025\.2"/,
+        );
+        expect(offline.stdout).toMatch(/Resources:\n\s+\+ 20 to create\n\s+~ 3 to update\n\s+23 changes\. \d+ unchanged/);
+    });
 
-        test("with the API servers up, preview --diff is the same diff", async () => {
-            online = await preview("PR: preview --diff, clusters reachable");
-            expect([online.error, online.diags]).toEqual([undefined, []]);
-            expect(summary(online)).toEqual(summary(offline));
-            // The text too, line for line (minus progress and durations), but for one line: unreachable, the
-            // provider cannot look up that Karmada's Cluster is cluster-scoped and shows the new one in
-            // namespace "default" (cosmetic: the create is the same).
-            const clusterCreate = (s: string) => /Cluster: \(create\)\n\s+\[urn=[^\n]*ikoclone2-member-cluster\][\s\S]*?spec {6}:/.exec(s)?.[0] ?? "";
-            // (Keys are padded to the longest one of their object: `namespace  :` beside `annotations`.)
-            expect(clusterCreate(offline.stdout)).toMatch(/namespace\s*: "default"/);
-            expect(clusterCreate(online.stdout)).not.toMatch(/namespace/);
-            const lines = (s: string) =>
-                s
-                    .replace(clusterCreate(s), clusterCreate(s).replace(/\n\s+namespace\s*: "default"/, ""))
-                    .split("\n")
-                    .filter((l) => !/Duration:|^@ |^\s*$/.test(l))
-                    .map((l) => l.replace(/\s+/g, ""))
-                    .sort();
-            expect(lines(online.stdout)).toEqual(lines(offline.stdout));
-            expect(online.stdout).not.toContain(ROTATED);
-        });
+    test("the rotated license is never shown: only that the Secret changes", () => {
+        for (const p of [offline.stdout, JSON.stringify(offline.changes)]) {
+            expect(p).not.toContain(ROTATED);
+            expect(p).not.toContain(LICENSE);
+            expect(p).not.toContain(Buffer.from(ROTATED).toString("base64"));
+        }
+        expect(offline.stdout).toMatch(
+            /~ kubernetes:core\/v1:Secret: \(update\)\n\s+\[id=iris\/iris-key-secret\][\s\S]*?~ data: \{\n\s+~ iris\.key: \[secret\] => \[secret\]\n/,
+        );
+    });
 
-        test("the diff in docs/reviewing-changes.md is this diff, trimmed", () => {
-            const section = fs.readFileSync(path.join(REPO, "docs/reviewing-changes.md"), "utf8");
-            const block = /```diff-preview\n([\s\S]*?)```/.exec(section)?.[1];
-            expect(block).toBeDefined();
-            const captured = new Set(online.stdout.split("\n").map((l) => l.trim()));
-            const shown = block!
+    test("with the API servers up, preview --diff is the same diff", async () => {
+        online = await preview("PR: preview --diff, clusters reachable");
+        expect([online.error, online.diags]).toEqual([undefined, []]);
+        expect(summary(online)).toEqual(summary(offline));
+        // The text too, line for line (minus progress and durations), but for one line: unreachable, the
+        // provider cannot look up that Karmada's Cluster is cluster-scoped and shows the new one in
+        // namespace "default" (cosmetic: the create is the same).
+        const clusterCreate = (s: string) => /Cluster: \(create\)\n\s+\[urn=[^\n]*ikoclone2-member-cluster\][\s\S]*?spec {6}:/.exec(s)?.[0] ?? "";
+        // (Keys are padded to the longest one of their object: `namespace  :` beside `annotations`.)
+        expect(clusterCreate(offline.stdout)).toMatch(/namespace\s*: "default"/);
+        expect(clusterCreate(online.stdout)).not.toMatch(/namespace/);
+        const lines = (s: string) =>
+            s
+                .replace(clusterCreate(s), clusterCreate(s).replace(/\n\s+namespace\s*: "default"/, ""))
                 .split("\n")
-                .map((l) => l.trim())
-                .filter((l) => l && l !== "...");
-            expect(shown.length).toBeGreaterThan(10);
-            expect(shown.filter((l) => !captured.has(l))).toEqual([]);
-        });
+                .filter((l) => !/Duration:|^@ |^\s*$/.test(l))
+                .map((l) => l.replace(/\s+/g, ""))
+                .sort();
+        expect(lines(online.stdout)).toEqual(lines(offline.stdout));
+        expect(online.stdout).not.toContain(ROTATED);
+    });
+
+    test("the diff in docs/reviewing-changes.md is this diff, trimmed", () => {
+        const section = fs.readFileSync(path.join(REPO, "docs/reviewing-changes.md"), "utf8");
+        const block = /```diff-preview\n([\s\S]*?)```/.exec(section)?.[1];
+        expect(block).toBeDefined();
+        const captured = new Set(online.stdout.split("\n").map((l) => l.trim()));
+        const shown = block!
+            .split("\n")
+            .map((l) => l.trim())
+            .filter((l) => l && l !== "...");
+        expect(shown.length).toBeGreaterThan(10);
+        expect(shown.filter((l) => !captured.has(l))).toEqual([]);
     });
 }

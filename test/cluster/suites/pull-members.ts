@@ -113,6 +113,12 @@ export function pullMembersSuite(shared: SharedFleet): void {
         expect(fleet.karmadaLoadBalancer.connections).toBeGreaterThan(throughBalancer);
     });
 
+    thePullAgent();
+    laterUps();
+}
+
+/** The Pull agent: the Karmada endpoint it and Kamino use, the credentials it holds (and Karmada does not), what its identity may do. */
+function thePullAgent(): void {
     test("Kamino, its running-wait and the Pull agent reach Karmada at the configured endpoint, and the outputs name it", async () => {
         const published = `https://${fleet.karmadaLoadBalancer.endpoint}`;
         const outputs = await stack.outputs();
@@ -167,7 +173,10 @@ export function pullMembersSuite(shared: SharedFleet): void {
             `access tables: ${IN_KARMADA.allowed.length + IN_KARMADA.denied.length} rows in Karmada, ${ON_MEMBER.allowed.length + ON_MEMBER.denied.length} on ${PULL}`,
         );
     });
+}
 
+/** The ups after the first: a no-op one, a refused sync-mode change and back, then destroy. */
+function laterUps(): void {
     test("a no-op up changes nothing, and the agent was never refused", async () => {
         const again = await stack.up();
         expect(Object.entries(again.summary.resourceChanges ?? {}).filter(([op]) => op !== "same")).toEqual([]);
