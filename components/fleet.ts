@@ -2,7 +2,6 @@
 // copy, synced Secrets and federated IrisClusters. The only place that knows the order.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as fs from "fs";
 import { FleetPlan, GkeClusterConfig, IrisClusterPlan, MirrorPlan } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
 import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
@@ -12,10 +11,9 @@ import { IrisClusterInterpreter } from "./karmada/control-plane/interpreter";
 import { createFleetCluster, FleetCluster, installAddOns } from "./clusters/fleet-cluster";
 import { IrisOperator } from "./clusters/iris-operator";
 import { RunningWaiter } from "./live/iris-running";
-import { publishedInstall } from "./karmada/control-plane/api-endpoint";
+import { controlPlaneArgs } from "./karmada/control-plane/control-plane-args";
 import { KarmadaControlPlane } from "./karmada/control-plane/control-plane";
 import { KarmadaFailover } from "./karmada/failover/failover-taints";
-import { detectionFlags } from "./karmada/failover/detection";
 import { AgentReadyWaiter } from "./karmada/members/pull-member";
 import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/members/join";
 import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
@@ -168,49 +166,15 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** Karmada's chart on the host cluster, or a control plane that already runs. */
     private karmadaControlPlane(hostCluster: FleetCluster, plan: FleetPlan): KarmadaControlPlane {
-        const k = plan.config.karmada;
         const installs = plan.karmada.source === "chart";
+        // Pull members with private nodes: their agents dial Karmada from these addresses.
+        const pullEgress = plan.members.flatMap((m) => {
+            const egress = this.clusters[m.name].egressAddresses;
+            return m.syncMode === "Pull" && egress ? [egress] : [];
+        });
         return new KarmadaControlPlane(
             "karmada",
-            installs
-                ? {
-                      clusterIdentifier: plan.karmada.clusterIdentifier,
-                      helm: {
-                          hostProvider: hostCluster.provider,
-                          hostKubeconfig: hostCluster.kubeconfig,
-                          chartVersion: k.chartVersion,
-                          chartRepo: k.chartRepo,
-                          kubectlImage: k.kubectlImage,
-                          timeoutSeconds: k.installTimeoutSeconds,
-                          featureGates: k.featureGates,
-                          failover: plan.failover,
-                          detectionArgs: detectionFlags(k.failureDetectionSeconds).controllerManager,
-                          values: k.values,
-                          ...(plan.host.kind
-                              ? {
-                                    kind: {
-                                        apiServerNodePort: k.apiServerNodePort,
-                                        apiServerHostPort: k.apiServerHostPort,
-                                        hostNodeName: plan.host.kind.controlPlaneNode,
-                                    },
-                                }
-                              : {
-                                    published: publishedInstall(plan, {
-                                        gcpProvider: hostCluster.gcpProvider,
-                                        // Pull members with private nodes: their agents dial Karmada from these addresses.
-                                        egress: plan.members.flatMap((m) =>
-                                            m.syncMode === "Pull" && this.clusters[m.name].egressAddresses ? [this.clusters[m.name].egressAddresses!] : [],
-                                        ),
-                                        parent: this,
-                                    }),
-                                }),
-                      },
-                  }
-                : {
-                      clusterIdentifier: plan.karmada.clusterIdentifier,
-                      existingKubeconfig: fs.readFileSync(plan.karmada.existingKubeconfigPath!, "utf8"),
-                      existingEndpoint: plan.karmada.endpoint,
-                  },
+            controlPlaneArgs(plan, hostCluster, { pullEgress, parent: this }),
             // Karmada's pods need the host's CNI; an installed Karmada goes with its host cluster.
             { parent: this, deletedWith: installs ? hostCluster.lifecycle : undefined, dependsOn: hostCluster.cilium ? [hostCluster.cilium] : [] },
         );
