@@ -16,12 +16,14 @@ describe("detectionFlags", () => {
                 "cluster-failure-threshold": "9s",
                 "cluster-monitor-period": "2s",
                 "cluster-monitor-grace-period": "10s",
+                "rate-limiter-max-delay": "10s",
             },
             agent: {
                 "cluster-status-update-frequency": "3s",
                 "cluster-failure-threshold": "9s",
                 "cluster-lease-duration": "12s",
                 "cluster-lease-renew-interval-fraction": "0.25",
+                "rate-limiter-max-delay": "10s",
             },
         });
     });
@@ -86,6 +88,7 @@ describe("an existing Karmada's detection flags", () => {
             "--cluster-failure-threshold=9s",
             "--cluster-monitor-period=2s",
             "--cluster-monitor-grace-period=10s",
+            "--rate-limiter-max-delay=10s",
         ]);
     });
     test("failover readiness notes it without refusing", async () => {

@@ -15,6 +15,7 @@ const DETECTION_12S = {
     "cluster-failure-threshold": "9s",
     "cluster-monitor-period": "2s",
     "cluster-monitor-grace-period": "10s",
+    "rate-limiter-max-delay": "10s",
 };
 
 const PP = "kubernetes:policy.karmada.io/v1alpha1:PropagationPolicy";

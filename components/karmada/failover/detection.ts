@@ -10,6 +10,10 @@
 //   `--cluster-lease-duration` x `--cluster-lease-renew-interval-fraction`; the controller-manager looks
 //   every `--cluster-monitor-period` and turns Ready Unknown once nothing was heard for
 //   `--cluster-monitor-grace-period`.
+//   A member that comes back: what Karmada could not do there meanwhile (remove the copy it moved
+//   away) was retried with a delay that doubles each time, up to `--rate-limiter-max-delay` (16m40s
+//   by default), so the stale copy ran on for as long as the last delay: 35 s after Ready after a
+//   two-minute outage on the test fleet. Capped at RETRY_MAX_DELAY, it goes within that of Ready.
 
 /** The flags for one detection time, as `--key=value` maps. */
 export interface DetectionFlags {
@@ -18,6 +22,9 @@ export interface DetectionFlags {
     /** Each Pull member's karmada-agent. */
     agent: Record<string, string>;
 }
+
+/** The longest Karmada waits before it retries what failed on a member (removing a stale copy, a failback). */
+export const RETRY_MAX_DELAY = "10s";
 
 /**
  * Flags under which a silent member is marked not Ready within about `seconds`: a probe every
@@ -37,12 +44,14 @@ export function detectionFlags(seconds: number): DetectionFlags {
             "cluster-failure-threshold": s(threshold),
             "cluster-monitor-period": s(monitor),
             "cluster-monitor-grace-period": s(grace),
+            "rate-limiter-max-delay": RETRY_MAX_DELAY,
         },
         agent: {
             "cluster-status-update-frequency": s(probe),
             "cluster-failure-threshold": s(threshold),
             "cluster-lease-duration": s(seconds),
             "cluster-lease-renew-interval-fraction": "0.25",
+            "rate-limiter-max-delay": RETRY_MAX_DELAY,
         },
     };
 }
