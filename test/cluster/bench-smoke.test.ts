@@ -5,15 +5,15 @@
 // until IKO reports Running, propagation, a no-op up that must change nothing, preview and destroy.
 import { execFile } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
 import { REPO } from "../support/engine";
+import { runTempDir } from "../support/process-reaper";
 
 jest.setTimeout(10 * 60_000);
 
 test("npm run bench at 1 member writes every figure of its row", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-bench-smoke-"));
+    const dir = runTempDir("kamino-bench-smoke-");
     try {
         const out = path.join(dir, "bench-results.json");
         await promisify(execFile)(process.execPath, ["-r", "ts-node/register/transpile-only", path.join(REPO, "test/bench/loopback-bench.ts")], {

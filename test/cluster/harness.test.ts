@@ -5,9 +5,8 @@
 // Members: KAMINO_HARNESS_MEMBERS (default 1). Timings are printed at the end (and written to
 // KAMINO_HARNESS_TIMINGS_FILE if set).
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
-import { processesWithEnv, RUN_ENV } from "../support/process-reaper";
+import { processesWithEnv, RUN_ENV, runTempDir } from "../support/process-reaper";
 import {
     ApiServer,
     CLUSTER_API_VERSION,
@@ -263,7 +262,7 @@ describe("LoopbackFleet", () => {
 
 describe("LoopbackFleet start failure", () => {
     test("a start that fails part-way names the process, shows its log and cleans up", async () => {
-        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-fake-"));
+        const scratch = runTempDir("kamino-fake-");
         const fake = path.join(scratch, "karmada-webhook");
         fs.writeFileSync(fake, "#!/bin/sh\necho 'fake webhook: cannot start' >&2\nexit 3\n", { mode: 0o755 });
         const broken = new LoopbackFleet({ members: 1, binaries: { ...findBinaries(), "karmada-webhook": fake } });

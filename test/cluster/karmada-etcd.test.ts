@@ -12,7 +12,6 @@
 // engine, a stack asking a running etcd for another member count is refused before anything is made.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
 import { etcdMemberFiles, issueEtcdCertificates, EtcdCertificateSet } from "../../components/karmada/control-plane/etcd-certificates";
@@ -32,6 +31,7 @@ import { planCluster } from "./harness/plan";
 import { PortAllocator } from "./harness/ports";
 import { probe } from "./harness/probes";
 import { EngineSandbox, toolchainPath } from "../support/engine";
+import { runTempDir } from "../support/process-reaper";
 import { ManagedProcess, ProcessSupervisor } from "./harness/processes";
 import { etcdGatewayCall, etcdSnapshot } from "./harness/etcd-gateway";
 
@@ -112,7 +112,7 @@ const ready = (i: number) => probe(`http://${podIp(i)}:${container.readinessProb
 
 beforeAll(async () => {
     bins = findBinaries();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-etcd-"));
+    dir = runTempDir("kamino-etcd-");
     certs = issueEtcdCertificates(etcdCertificateHosts(n), new Date());
     // The cluster DNS as a pod sees it: each member's name, the headless Service's name, and the client Service (here all members, as its endpoints).
     hostsFile = path.join(dir, "hosts");

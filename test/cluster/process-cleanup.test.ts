@@ -1,6 +1,7 @@
 // Nothing a cluster test starts outlives it: killTree() stops a whole process tree, across process
 // groups and sessions, and jest's process reaper (test/support/process-reaper.ts) stops what a test
-// file left running, after the last test and when jest is interrupted.
+// file left running, after the last test and when jest is interrupted, and removes the temp dirs the
+// tests made with runTempDir.
 import { spawn } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -35,6 +36,9 @@ async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promi
         await new Promise((r) => setTimeout(r, 50));
     }
 }
+
+/** The probe files' temp dirs of probe run `id`. */
+const probeDirs = (id: string) => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`kamino-probe-${id}-`));
 
 /** A nested jest on probe files, with this repository's reaper as its global setup and teardown. */
 function nestedJest(dir: string, files: string, args: string[], id: string) {
@@ -90,7 +94,11 @@ describe("process cleanup", () => {
         beforeAll(() => {
             dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-reaper-"));
             // Probe test files: each starts the tree, detached, and leaves it running.
-            const tree = `const tree = () => require("child_process").spawn("sh", ["-c", ${JSON.stringify(TREE)}], { detached: true, stdio: "ignore", env: { ...process.env, ${PROBE}: process.env.${PROBE}_ID } }).unref();\n`;
+            // The tree, and a temp dir of the run (the harness's kind: runTempDir) that nothing removes.
+            const reaper = JSON.stringify(path.join(REPO_ROOT, "test/support/process-reaper.ts"));
+            const tree =
+                `const tree = () => { require("child_process").spawn("sh", ["-c", ${JSON.stringify(TREE)}], { detached: true, stdio: "ignore", env: { ...process.env, ${PROBE}: process.env.${PROBE}_ID } }).unref();\n` +
+                `  require(${reaper}).runTempDir(\`kamino-probe-\${process.env.${PROBE}_ID}-\`); };\n`;
             fs.writeFileSync(
                 path.join(dir, "fail.probe.js"),
                 `${tree}beforeAll(() => { tree(); throw new Error("beforeAll fails"); });\ntest("never runs", () => {});\n`,
@@ -106,9 +114,10 @@ describe("process cleanup", () => {
             const { code } = await run.exited;
             expect([code, run.output()]).toEqual([
                 1,
-                expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)/),
+                expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)[^]*removed 1 temp dir\(s\)/),
             ]);
             expect(living(id)).toEqual([]);
+            expect(probeDirs(id)).toEqual([]);
         }, 120_000);
 
         for (const [sig, args, files] of [
@@ -121,11 +130,16 @@ describe("process cleanup", () => {
                 try {
                     // The tree is six processes in three sessions; with workers, one tree per file.
                     const trees = files.includes("*") ? 2 : 1;
-                    await until(`${trees} probe tree(s)`, () => living(id).length === 6 * trees && sessions(id) === 3 * trees, 60_000);
+                    await until(
+                        `${trees} probe tree(s) and temp dir(s)`,
+                        () => living(id).length === 6 * trees && sessions(id) === 3 * trees && probeDirs(id).length === trees,
+                        60_000,
+                    );
                     run.child.kill(sig);
                     const { signal } = await run.exited;
                     expect([signal, run.output()]).toEqual([sig, expect.stringContaining(`process-reaper: on ${sig}: killed`)]);
                     await until("no probe process left", () => living(id).length === 0, 5_000);
+                    expect(probeDirs(id)).toEqual([]);
                 } finally {
                     killTree(run.child.pid!);
                 }

@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { EngineSandbox, stepRecorder, toolchainPath } from "../support/engine";
+import { runTempDir } from "../support/process-reaper";
 import { LICENSE, loopbackStack } from "./loopback-stack";
 import {
     CLUSTER_API_VERSION,
@@ -135,7 +136,7 @@ describe.each(SCALES)("a fleet with %i member(s)", (count) => {
         // running-wait polls every 2 s, so it sees Creating); `up` must wait for it.
         run.iko = new IkoPlayer(run.fleet.members, 5000, { creating: true }).start();
         run.sandbox = new EngineSandbox(toolchainPath("engine"));
-        run.pluginDir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-exec-"));
+        run.pluginDir = runTempDir("kamino-exec-");
         run.hostKubeconfig = execPluginKubeconfig(run.fleet.hostKubeconfig, run.pluginDir);
         run.stack = await loopbackStack(run.sandbox, run.fleet, `loopback-${count}`, { hostKubeconfig: run.hostKubeconfig });
     });

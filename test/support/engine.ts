@@ -4,8 +4,8 @@
 import { EngineEvent, LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
+import { runTempDir } from "./process-reaper";
 
 export const REPO = path.resolve(__dirname, "../..");
 
@@ -40,7 +40,7 @@ export class EngineSandbox {
     private command?: PulumiCommand;
 
     constructor(readonly binPath: string) {
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-engine-"));
+        this.dir = runTempDir("kamino-engine-");
         this.project = path.join(this.dir, "project");
         fs.mkdirSync(this.project);
         for (const f of ["Pulumi.yaml", "index.ts", "preload.js", "tsconfig.json", "tsconfig.pulumi.json", "package.json", "components"]) {

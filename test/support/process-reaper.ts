@@ -9,12 +9,16 @@
 //   - by globalTeardown (second call), after the last test file, whatever the tests left behind;
 //   - on SIGINT, SIGTERM and SIGHUP of jest's main process (then the signal is re-raised);
 //   - when jest's main process exits (`--forceExit`, a globalSetup error).
-// The same calls remove what the real-node clusters left (test/support/node-sweep.ts).
+// The same calls remove what the real-node clusters left (test/support/node-sweep.ts), and the temp
+// dirs the tests made with runTempDir (the harness's PKI and logs, the engine sandboxes' state) that
+// no test removed.
 // Handlers in test files cannot do this: a test file's `process` is a per-file copy whose 'exit'
 // and signal events never fire. Not covered: SIGKILL of jest itself; `grep -l KAMINO_TEST_RUN=
 // /proc/*/environ` then lists what is left.
 import * as crypto from "crypto";
 import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { runTag, sweepRealNodes, sweptNothing } from "./node-sweep";
 
 export const RUN_ENV = "KAMINO_TEST_RUN";
@@ -124,6 +128,39 @@ export function processesWithEnv(name: string, value: string, table: Map<number,
     return found;
 }
 
+/** The file that marks a temp dir as a test run's: it holds the run's id. */
+const RUN_DIR_MARK = ".kamino-test-run";
+
+/**
+ * A new temp dir `<root>/<prefix>XXXXXX` (root: the OS temp dir) marked as this test run's, so that
+ * the reaper removes it after the last test or when jest is interrupted, if the test did not. Outside
+ * jest (the bench, `npm run real-nodes`) it is a plain temp dir.
+ */
+export function runTempDir(prefix: string, root: string = os.tmpdir()): string {
+    const dir = fs.mkdtempSync(path.join(root, prefix));
+    const runId = process.env[RUN_ENV];
+    if (runId) fs.writeFileSync(path.join(dir, RUN_DIR_MARK), runId);
+    return dir;
+}
+
+/** Removes the temp dirs of run `runId` (runTempDir's mark) directly under `root`; returns them. */
+export function sweepRunTempDirs(runId: string, root: string = os.tmpdir()): string[] {
+    const removed: string[] = [];
+    for (const name of fs.readdirSync(root)) {
+        const dir = path.join(root, name);
+        let mark: string;
+        try {
+            mark = fs.readFileSync(path.join(dir, RUN_DIR_MARK), "utf8");
+        } catch {
+            continue; // not a dir, or not a test run's
+        }
+        if (mark !== runId) continue;
+        fs.rmSync(dir, { recursive: true, force: true });
+        removed.push(dir);
+    }
+    return removed;
+}
+
 const STATE = Symbol.for("kamino.processReaper");
 type ReaperState = { runId: string };
 
@@ -138,6 +175,9 @@ function reap(runId: string, when: string): number[] {
     // The real-node clusters' containers, mounts, namespaces, interfaces and cgroups (test/cluster/nodes).
     const swept = sweepRealNodes(runTag(runId));
     if (!sweptNothing(swept)) process.stderr.write(`process-reaper: ${when}: removed what real nodes left: ${JSON.stringify(swept)}\n`);
+    // Last, once nothing runs in them: the temp dirs (private keys among them) no test removed.
+    const dirs = sweepRunTempDirs(runId);
+    if (dirs.length) process.stderr.write(`process-reaper: ${when}: removed ${dirs.length} temp dir(s) the tests left: ${dirs.join(" ")}\n`);
     return killed;
 }
 

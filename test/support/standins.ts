@@ -3,8 +3,8 @@
 // over a state directory describing Docker and its kind clusters.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
+import { runTempDir } from "./process-reaper";
 import { CommandResult, PreflightEnvironment, systemRunner } from "../../components/checks/preflight";
 
 /** The stand-in executables. */
@@ -46,7 +46,7 @@ export interface ScriptResult {
 
 /** A temporary machine for the stand-ins: its Docker, its kind clusters, the calls made. */
 export class StandinHost {
-    readonly state = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-standins-"));
+    readonly state = runTempDir("kamino-standins-");
     private readonly bin = path.join(this.state, "bin");
 
     /** @param tools the stand-ins on PATH; leave one out to make it "not installed". */

@@ -18,7 +18,6 @@
 // kube-processes.ts (etcd, kube-apiserver, kube-controller-manager: flags and readiness) and
 // karmada-control-plane.ts (the Karmada start-up steps after its API server is ready).
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { Binaries, findBinaries, REPO_ROOT } from "./binaries";
 import {
@@ -39,6 +38,7 @@ import { LoadBalancer } from "./load-balancer";
 import { LOOPBACK, PortAllocator } from "./ports";
 import { ManagedProcess, ProcessSupervisor } from "./processes";
 import { waitFor } from "./wait";
+import { runTempDir } from "../../support/process-reaper";
 
 export type { ApiServer } from "./kube-processes";
 
@@ -289,7 +289,7 @@ export class LoopbackFleet {
         this.t0 = Date.now();
         const bins = this.opts.binaries ?? findBinaries();
         const crds = loadCrds(this.crdDir);
-        this.dir = fs.mkdtempSync(path.join(this.opts.tmpRoot ?? os.tmpdir(), "kamino-harness-"));
+        this.dir = runTempDir("kamino-harness-", this.opts.tmpRoot);
         this.supervisor = new ProcessSupervisor(path.join(this.dir, "logs"));
         const kube = (this.kube = new KubeProcesses(this.supervisor, bins, this.verbosity, this.scale));
         const ports = new PortAllocator();
