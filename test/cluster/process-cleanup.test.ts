@@ -89,61 +89,64 @@ describe("process cleanup", () => {
         expect(killTree(root.pid!, "SIGKILL")).toEqual([]);
     });
 
-    describe("jest's process reaper", () => {
-        let dir: string;
-        beforeAll(() => {
-            dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-reaper-"));
-            // Probe test files: each starts the tree, detached, and leaves it running.
-            // The tree, and a temp dir of the run (the harness's kind: runTempDir) that nothing removes.
-            const reaper = JSON.stringify(path.join(REPO_ROOT, "test/support/process-reaper.ts"));
-            const tree =
-                `const tree = () => { require("child_process").spawn("sh", ["-c", ${JSON.stringify(TREE)}], { detached: true, stdio: "ignore", env: { ...process.env, ${PROBE}: process.env.${PROBE}_ID } }).unref();\n` +
-                `  require(${reaper}).runTempDir(\`kamino-probe-\${process.env.${PROBE}_ID}-\`); };\n`;
-            fs.writeFileSync(
-                path.join(dir, "fail.probe.js"),
-                `${tree}beforeAll(() => { tree(); throw new Error("beforeAll fails"); });\ntest("never runs", () => {});\n`,
-            );
-            for (const f of ["hang1.probe.js", "hang2.probe.js"])
-                fs.writeFileSync(path.join(dir, f), `${tree}test("hangs", () => { tree(); return new Promise(() => {}); }, 600000);\n`);
-        });
-        afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-        test("a failing beforeAll: what it started is killed after the last test", async () => {
-            const id = crypto.randomBytes(6).toString("hex");
-            const run = nestedJest(dir, "fail.probe.js", ["--runInBand"], id);
-            const { code } = await run.exited;
-            expect([code, run.output()]).toEqual([
-                1,
-                expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)[^]*removed 1 temp dir\(s\)/),
-            ]);
-            expect(living(id)).toEqual([]);
-            expect(probeDirs(id)).toEqual([]);
-        }, 120_000);
-
-        for (const [sig, args, files] of [
-            ["SIGINT", ["--runInBand"], "hang1.probe.js"],
-            ["SIGTERM", ["--maxWorkers=2"], "hang*.probe.js"],
-        ] as const) {
-            test(`${sig} to jest (${args[0]}): every process the tests started is killed`, async () => {
-                const id = crypto.randomBytes(6).toString("hex");
-                const run = nestedJest(dir, files, [...args], id);
-                try {
-                    // The tree is six processes in three sessions; with workers, one tree per file.
-                    const trees = files.includes("*") ? 2 : 1;
-                    await until(
-                        `${trees} probe tree(s) and temp dir(s)`,
-                        () => living(id).length === 6 * trees && sessions(id) === 3 * trees && probeDirs(id).length === trees,
-                        60_000,
-                    );
-                    run.child.kill(sig);
-                    const { signal } = await run.exited;
-                    expect([signal, run.output()]).toEqual([sig, expect.stringContaining(`process-reaper: on ${sig}: killed`)]);
-                    await until("no probe process left", () => living(id).length === 0, 5_000);
-                    expect(probeDirs(id)).toEqual([]);
-                } finally {
-                    killTree(run.child.pid!);
-                }
-            }, 120_000);
-        }
-    });
+    describe("jest's process reaper", reaperTests);
 });
+
+/** jest's process reaper, on nested jest runs of probe files that leave process trees and temp dirs. */
+function reaperTests(): void {
+    let dir: string;
+    beforeAll(() => {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-reaper-"));
+        // Probe test files: each starts the tree, detached, and leaves it running.
+        // The tree, and a temp dir of the run (the harness's kind: runTempDir) that nothing removes.
+        const reaper = JSON.stringify(path.join(REPO_ROOT, "test/support/process-reaper.ts"));
+        const tree =
+            `const tree = () => { require("child_process").spawn("sh", ["-c", ${JSON.stringify(TREE)}], { detached: true, stdio: "ignore", env: { ...process.env, ${PROBE}: process.env.${PROBE}_ID } }).unref();\n` +
+            `  require(${reaper}).runTempDir(\`kamino-probe-\${process.env.${PROBE}_ID}-\`); };\n`;
+        fs.writeFileSync(
+            path.join(dir, "fail.probe.js"),
+            `${tree}beforeAll(() => { tree(); throw new Error("beforeAll fails"); });\ntest("never runs", () => {});\n`,
+        );
+        for (const f of ["hang1.probe.js", "hang2.probe.js"])
+            fs.writeFileSync(path.join(dir, f), `${tree}test("hangs", () => { tree(); return new Promise(() => {}); }, 600000);\n`);
+    });
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    test("a failing beforeAll: what it started is killed after the last test", async () => {
+        const id = crypto.randomBytes(6).toString("hex");
+        const run = nestedJest(dir, "fail.probe.js", ["--runInBand"], id);
+        const { code } = await run.exited;
+        expect([code, run.output()]).toEqual([
+            1,
+            expect.stringMatching(/beforeAll fails[^]*process-reaper: after the tests: killed [1-9]\d* process\(es\)[^]*removed 1 temp dir\(s\)/),
+        ]);
+        expect(living(id)).toEqual([]);
+        expect(probeDirs(id)).toEqual([]);
+    }, 120_000);
+
+    for (const [sig, args, files] of [
+        ["SIGINT", ["--runInBand"], "hang1.probe.js"],
+        ["SIGTERM", ["--maxWorkers=2"], "hang*.probe.js"],
+    ] as const) {
+        test(`${sig} to jest (${args[0]}): every process the tests started is killed`, async () => {
+            const id = crypto.randomBytes(6).toString("hex");
+            const run = nestedJest(dir, files, [...args], id);
+            try {
+                // The tree is six processes in three sessions; with workers, one tree per file.
+                const trees = files.includes("*") ? 2 : 1;
+                await until(
+                    `${trees} probe tree(s) and temp dir(s)`,
+                    () => living(id).length === 6 * trees && sessions(id) === 3 * trees && probeDirs(id).length === trees,
+                    60_000,
+                );
+                run.child.kill(sig);
+                const { signal } = await run.exited;
+                expect([signal, run.output()]).toEqual([sig, expect.stringContaining(`process-reaper: on ${sig}: killed`)]);
+                await until("no probe process left", () => living(id).length === 0, 5_000);
+                expect(probeDirs(id)).toEqual([]);
+            } finally {
+                killTree(run.child.pid!);
+            }
+        }, 120_000);
+    }
+}
