@@ -13,6 +13,7 @@ import { healthyMachine } from "../support/standins";
 const DETECTION_12S = {
     "cluster-status-update-frequency": "3s",
     "cluster-failure-threshold": "9s",
+    "cluster-success-threshold": "0s",
     "cluster-monitor-period": "2s",
     "cluster-monitor-grace-period": "10s",
     "rate-limiter-max-delay": "10s",
