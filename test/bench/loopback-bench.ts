@@ -12,6 +12,7 @@
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -25,6 +26,7 @@ import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
 import { PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { outageSweep } from "./outage-sweep-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
@@ -200,6 +202,7 @@ async function main(): Promise<void> {
               pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) },
           }
         : undefined;
+    const sweep = await outageSweep(binPath);
     const realRuns: Record<string, number>[] = [];
     for (let i = 0; i < REAL_RUNS; i++) {
         realRuns.push(await realNodesOnce(binPath));
@@ -226,7 +229,9 @@ async function main(): Promise<void> {
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
     const kept = Object.fromEntries(
         Object.entries(earlier).filter(
-            ([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : SCALES.length === 0),
+            ([k]) =>
+                k !== "machine" &&
+                (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : k === "outage_sweep" ? !sweep : SCALES.length === 0),
         ),
     );
     const machines = {
@@ -235,6 +240,7 @@ async function main(): Promise<void> {
         ...(failover ? { failover: machine } : {}),
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
+        ...(sweep ? { outage_sweep: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
     };
     fs.writeFileSync(
         OUT,
@@ -246,6 +252,7 @@ async function main(): Promise<void> {
                 ...(failover ? { failover } : {}),
                 ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
+                ...(sweep ? { outage_sweep: sweep } : {}),
             },
             null,
             2,
@@ -284,6 +291,11 @@ async function main(): Promise<void> {
     if (promote)
         console.log(
             `the mirror's promotion (the primary's member lost for good, then npm run promote), seconds since the loss, min / median / max of ${PROMOTE_RUNS} run(s): ${PROMOTE_METRICS.map((m) => `${m} ${promote[m].min} / ${promote[m].median} / ${promote[m].max}`).join(", ")}`,
+        );
+    for (const [fault, f] of Object.entries(sweep ?? {}))
+        console.log(
+            `outage sweep, ${fault}: nothing moved up to ${f.false_move_bound_s ?? "-"} s, everything from ${f.always_moves_s ?? "-"} s` +
+                (f.failover_s ? `, Running on the backup ${f.failover_s.min} / ${f.failover_s.median} / ${f.failover_s.max} s after the cut` : ""),
         );
     console.log(`wrote ${OUT}`);
 }
