@@ -203,6 +203,9 @@ async function main(): Promise<void> {
           }
         : undefined;
     const sweep = await outageSweep(binPath);
+    // A sweep at another toleration than Pulumi.dr.yaml's is kept beside the default one.
+    const after = process.env.KAMINO_BENCH_SWEEP_FAILOVER_AFTER;
+    const sweepKey = after ? `outage_sweep_failover_after_${after}` : "outage_sweep";
     const realRuns: Record<string, number>[] = [];
     for (let i = 0; i < REAL_RUNS; i++) {
         realRuns.push(await realNodesOnce(binPath));
@@ -231,7 +234,15 @@ async function main(): Promise<void> {
         Object.entries(earlier).filter(
             ([k]) =>
                 k !== "machine" &&
-                (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : k === "outage_sweep" ? !sweep : SCALES.length === 0),
+                (k === "failover"
+                    ? !failover
+                    : k === "real_nodes"
+                      ? !real
+                      : k === "promote"
+                        ? !promote
+                        : k.startsWith("outage_sweep")
+                          ? !sweep || k !== sweepKey
+                          : SCALES.length === 0),
         ),
     );
     const machines = {
@@ -240,7 +251,7 @@ async function main(): Promise<void> {
         ...(failover ? { failover: machine } : {}),
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
-        ...(sweep ? { outage_sweep: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
+        ...(sweep ? { [sweepKey]: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
     };
     fs.writeFileSync(
         OUT,
@@ -252,7 +263,7 @@ async function main(): Promise<void> {
                 ...(failover ? { failover } : {}),
                 ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
-                ...(sweep ? { outage_sweep: sweep } : {}),
+                ...(sweep ? { [sweepKey]: sweep } : {}),
             },
             null,
             2,

@@ -8,7 +8,8 @@
 //   KAMINO_BENCH_SWEEP_RUNS=3                runs per length (0 skips the sweep)
 //   KAMINO_BENCH_SWEEP_FAULTS=push_refused,… the faults (default: all four)
 //   KAMINO_BENCH_SWEEP_<FAULT>=6,10,…        the lengths of one fault, in seconds (default below)
-//   KAMINO_BENCH_SWEEP_FAILOVER_AFTER=10     failoverAfterSeconds of the IrisCluster (default: Pulumi.dr.yaml's)
+//   KAMINO_BENCH_SWEEP_FAILOVER_AFTER=5      failoverAfterSeconds of the IrisCluster (default: Pulumi.dr.yaml's);
+//                                            written beside the default sweep, as outage_sweep_failover_after_5
 import * as path from "path";
 import { EngineSandbox } from "../support/engine";
 import { AgentPlayer, findBinaries, IkoPlayer, LoopbackFleet, MemberFront } from "../cluster/harness";
