@@ -6,7 +6,7 @@
 // longer one moved, and `failover_s`, the time to Running on the backup of those.
 //
 //   KAMINO_BENCH_SWEEP_RUNS=3                runs per length (0 skips the sweep)
-//   KAMINO_BENCH_SWEEP_FAULTS=push_refused,… the faults (default: all four)
+//   KAMINO_BENCH_SWEEP_FAULTS=push_refused,… the faults (default: the four above; pull_hung only when named)
 //   KAMINO_BENCH_SWEEP_<FAULT>=6,10,…        the lengths of one fault, in seconds (default below)
 //   KAMINO_BENCH_SWEEP_FAILOVER_AFTER=5      failoverAfterSeconds of the IrisCluster (default: Pulumi.dr.yaml's);
 //                                            written beside the default sweep, as outage_sweep_failover_after_5
@@ -33,6 +33,7 @@ export const DEFAULT_LENGTHS: Record<SweepFault, number[]> = {
     push_hung: [45, 58, 66, 72],
     pull_agent: [2, 5, 7, 9, 12, 16],
     pull_apiserver: [12, 15, 17, 19, 21, 24],
+    pull_hung: [60, 90, 120],
 };
 
 /** The sweep's figures for one fault. */
@@ -141,7 +142,7 @@ async function sweepMode(mode: "Push" | "Pull", faults: SweepFault[], runs: numb
 export async function outageSweep(binPath: string): Promise<Partial<Record<SweepFault, FaultSweep>> | undefined> {
     const runs = Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3");
     if (runs <= 0) return undefined;
-    const faults = (envList("KAMINO_BENCH_SWEEP_FAULTS") ?? [...SWEEP_FAULTS]) as SweepFault[];
+    const faults = (envList("KAMINO_BENCH_SWEEP_FAULTS") ?? SWEEP_FAULTS.filter((f) => f !== "pull_hung")) as SweepFault[];
     for (const f of faults) if (!SWEEP_FAULTS.includes(f)) throw new Error(`KAMINO_BENCH_SWEEP_FAULTS: unknown fault ${f} (one of ${SWEEP_FAULTS.join(", ")})`);
     const push = faults.filter((f) => f.startsWith("push_"));
     const pull = faults.filter((f) => f.startsWith("pull_"));

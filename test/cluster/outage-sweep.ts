@@ -8,14 +8,15 @@
 // status) is read every 250 ms and the first moment of each step kept. A point ends when the
 // IrisCluster runs on the backup (moved), or when the member is back, Karmada has heard from it
 // since, it is Ready and untainted, and the binding has not changed for a few seconds more (kept).
-import * as fs from "fs";
 import { failback } from "../../components/karmada/failover/failback";
-import { kubeRequest } from "../../components/live/kube-read";
 import { clusterOf, copyOn, goneFrom, placementOf, runsOn } from "./failover-scenario";
 import { AgentPlayer, KubeObject, LoopbackFleet, MemberFront, resourcePath } from "./harness";
 
-/** The faults of the sweep: a Push member's API server refusing or hung; a Pull member's agent or API server lost. */
-export const SWEEP_FAULTS = ["push_refused", "push_hung", "pull_agent", "pull_apiserver"] as const;
+/**
+ * The faults of the sweep: a Push member's API server refusing or hung; a Pull member's agent lost,
+ * or its API server refused (or hung: not swept by default, its detection is in the docs).
+ */
+export const SWEEP_FAULTS = ["push_refused", "push_hung", "pull_agent", "pull_apiserver", "pull_hung"] as const;
 export type SweepFault = (typeof SWEEP_FAULTS)[number];
 
 /** What cuts a member off, what brings it back (resolving once it answers again), and whether Karmada has heard from it since. */
@@ -28,6 +29,37 @@ export interface SweepCut {
 }
 
 type Lease = KubeObject & { spec?: { renewTime?: string } };
+
+/**
+ * The guard as docs/disaster-recovery.md states it at Kamino's defaults (failureDetectionSeconds 12,
+ * failoverAfterSeconds 10), from the sweep in bench-results.json (outage_sweep), and the lengths CI
+ * asserts it at: per fault, one below the bound (nothing moves) and one above it (a move within the
+ * time).
+ */
+export const GUARD = {
+    /** A refusal this long (Push, or a Pull member's API server) is detected and tainted, and moves nothing. */
+    refusedBelowS: 13,
+    /** A hang this long is not even detected: Karmada's client waits 32 s for an answer. */
+    hungBelowS: 20,
+    /**
+     * An agent away this long (a restart) moves nothing, though Karmada marks the member Unknown: the
+     * new agent reports only once it leads, a lease (11 s) after it first saw the old one's.
+     */
+    agentBelowS: 1,
+    /** From the cut to Running on the backup, for a refused member or a lost agent that stays lost. */
+    failoverWithinS: 23,
+    /** The same for a hung Push member. */
+    hungFailoverWithinS: 70,
+    /** What CI adds to those: it shares two cores with another fleet. */
+    ciMarginS: 7,
+} as const;
+
+/** An outage's figures for a suite's report: the numbers seen, `moved` as 0 or 1. */
+export function pointFigures(p: OutagePoint): Record<string, number> {
+    const out: Record<string, number> = { moved: p.moved ? 1 : 0 };
+    for (const [k, v] of Object.entries(p)) if (typeof v === "number") out[k] = v;
+    return out;
+}
 
 /** What a fault acts on: the fleet, the member, its agent's player (Pull) and its front (refusals). */
 export interface SweepTarget {
@@ -48,6 +80,7 @@ export function sweepCut(fault: SweepFault, { fleet, member, agents, front }: Sw
                 ? { fault, cut: () => front.refuse(), restore: () => front.restore() }
                 : { fault, cut: () => fleet.stopApiServer(member), restore: () => fleet.startApiServer(member) };
         case "push_hung":
+        case "pull_hung":
             return { fault, cut: async () => fleet.hangApiServer(member), restore: async () => fleet.resumeApiServer(member) };
         case "pull_agent": {
             if (!agents) throw new Error("pull_agent needs the fleet's AgentPlayer");
@@ -101,6 +134,8 @@ export interface OutageOptions {
     settleS?: number;
     /** Give up after this long (default 180 s). */
     timeoutMs?: number;
+    /** Restore the member as soon as the IrisCluster runs on the backup (a loss at least that long), rather than after the whole length. */
+    untilMoved?: boolean;
 }
 
 type ClusterView = Awaited<ReturnType<typeof clusterOf>>;
@@ -126,7 +161,11 @@ export async function outageOf(
     const see = (k: keyof typeof seen, yes: boolean) => yes && seen[k] === undefined && (seen[k] = sec());
     await cut.cut();
     let backAt: number | undefined;
-    const restored = new Promise((r) => setTimeout(r, Math.max(0, t0 + lengthS * 1000 - Date.now())))
+    let moved = () => {};
+    const restored = new Promise<void>((r) => {
+        const timer = setTimeout(r, Math.max(0, t0 + lengthS * 1000 - Date.now()));
+        moved = () => (clearTimeout(timer), r());
+    })
         .then(() => cut.restore())
         .then(() => (backAt = Date.now()));
     let quietSince: number | undefined;
@@ -142,7 +181,10 @@ export async function outageOf(
             see("evicted_s", !p.clusters.includes(first));
             see("scheduled_s", seen.evicted_s !== undefined && p.clusters.length === 1 && p.clusters[0] === backup);
             see("failover_s", seen.scheduled_s !== undefined && p.running.includes(backup));
-            if (seen.failover_s !== undefined) break;
+            if (seen.failover_s !== undefined) {
+                if (o.untilMoved) moved();
+                break;
+            }
             const heard = backAt !== undefined && (cut.heardSince ? await cut.heardSince(backAt) : Date.now() >= backAt + (o.probeS + 1) * 1000);
             quietSince = heard && ready && !tainted && seen.evicted_s === undefined ? (quietSince ?? Date.now()) : undefined;
             if (quietSince !== undefined && Date.now() - quietSince >= (o.settleS ?? 3) * 1000) break;
@@ -179,9 +221,9 @@ export async function moveBack(fleet: LoopbackFleet, id: string, first: string, 
         },
         180_000,
     );
-    const karmada = fs.readFileSync(fleet.karmadaKubeconfig, "utf8");
     const t = Date.now();
-    await failback((method, path, body, contentType) => kubeRequest(karmada, method, path, body, { contentType }), id);
+    // The harness's own client: @kubernetes/client-node (kubeRequest's) does not load under jest.
+    await failback((method, path, body, contentType) => fleet.karmada.client.request(method, path, body, contentType), id);
     await runsOn(fleet, id, first);
     await goneFrom(fleet, id, backup);
     return Math.round((Date.now() - t) / 100) / 10;

@@ -7,7 +7,9 @@
 // `npm run status` (commands/status.ts, run as users run it, through the sandbox's pulumi) is checked
 // against what the suite knows at each step: before the outage, while the first member is down (a
 // `--watch --json` that sees it tainted, then evicted, then Running on the backup), after its
-// return, after failback (also its human output), and once the stack is gone.
+// return, after failback (also its human output), and once the stack is gone. Karmada dials ikoclone
+// at a front (the stack declares it there), so that a test can refuse it for an exact time: the
+// guard's points (failover-bound.ts), a refusal below the bound and a hang above it.
 import { ChildProcess, execFile, spawn } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
@@ -16,10 +18,12 @@ import { renderStatus } from "../../../components/live/status-view";
 import { EngineSandbox, REPO } from "../../support/engine";
 import { runPulumi } from "../../support/pulumi-cli";
 import { blink, comeBack, copyOn, goneFrom, outage, placementOf, runsOn } from "../failover-scenario";
-import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
+import { IkoPlayer, KubeObject, LoopbackFleet, MemberFront, resourcePath, waitFor } from "../harness";
 import { LICENSE, licenseSecretId, loopbackStack } from "../loopback-stack";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
+import { BoundContext, hungAboveBound, refusedBelowBound } from "./failover-bound";
+import { GUARD } from "../outage-sweep";
 
 const ID = "default/federated-iris";
 /** The members of the shared fleet; BACKUP plays Pulumi.dr.yaml's ikodr. */
@@ -36,6 +40,9 @@ let sandbox: EngineSandbox;
 let iko: IkoPlayer;
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
 let report: SuiteReport;
+/** ikoclone's front: the stack declares it there, so Karmada dials it, and a test can refuse it for exactly as long as it wants. */
+let front: MemberFront;
+const bound = (): BoundContext => ({ fleet, front, report, id: ID, first: FIRST, backup: BACKUP });
 const record = (what: string, value: Record<string, number> | number) => report.record(what, value);
 
 /** A no-op `up`: 0 resource changes; returns where Kamino says the IrisCluster runs now. */
@@ -204,15 +211,20 @@ export function failoverSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "failover", { stacks: () => [stack] });
     beforeAll(async () => {
         ({ fleet, sandbox, iko, report } = suite);
+        front = await new MemberFront(fleet.members.find((m) => m.name === FIRST)!).start();
         stack = await loopbackStack(sandbox, fleet, STACK, {
             irisClustersFrom: "Pulumi.dr.yaml",
             playedBy: { ikodr: BACKUP },
             runningTimeoutSeconds: 120,
             licensed: true,
+            memberKubeconfigs: { [FIRST]: front.kubeconfig },
         });
     }, 10 * 60_000);
+    // After the shared fleet's tear-down of this suite (registered before), which may still destroy through it.
+    afterAll(() => front?.stop());
 
     beforeTheOutage();
+    refusedBelowBound(bound);
     outageAndReturn();
     afterTheReturn();
 }
@@ -264,8 +276,9 @@ function beforeTheOutage(): void {
         expect(s.moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", [FIRST]]]);
     });
 
-    test("a 5 s blink of the first member's API server (Push): still Ready, still placed there, never evicted", async () => {
-        expect(await blink(fleet, FIRST, ID)).toEqual([]);
+    test(`a ${GUARD.hungBelowS} s hang of the first member's API server (Push): still Ready, still placed there, never evicted`, async () => {
+        // Under the bound of a hang: Karmada's client waits 32 s for an answer before a probe fails.
+        expect(await blink(fleet, FIRST, ID, GUARD.hungBelowS * 1000)).toEqual([]);
         expect(await copyOn(fleet, FIRST, ID)).toBeDefined();
     });
 }
@@ -291,7 +304,7 @@ function outageAndReturn(): void {
     });
 }
 
-/** After the return: failback, a Failed IrisCluster moved by Karmada, and destroy. */
+/** After the return: failback, a Failed IrisCluster moved by Karmada, a hang that moves it, and destroy. */
 function afterTheReturn(): void {
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
@@ -349,6 +362,8 @@ function afterTheReturn(): void {
         }
         expect(await noOpUp()).toEqual([BACKUP]);
     });
+
+    hungAboveBound(bound);
 
     test("destroy leaves nothing: state, template, copies, taint policy", async () => {
         expect((await stack.destroy()).summary.result).toBe("succeeded");
