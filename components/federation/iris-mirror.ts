@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { isIP } from "net";
 import { ConfigMapConfig, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
-import { PropagationPolicy } from "../crds";
+import { IKO_POD_LABELS, PropagationPolicy } from "../crds";
 import { FederatedIrisCluster } from "./federated-iris";
 import { configMapData, KAMINO_CONFIG_MAP_LABEL } from "./config-maps";
 import { SKIP_AWAIT } from "./manifests";
@@ -108,9 +108,9 @@ export function mirrorServiceSpec(member: MirrorMemberPlan, endpoint: Pick<Mirro
         type: endpoint.type,
         ...(endpoint.loadBalancerIP ? { loadBalancerIP: endpoint.loadBalancerIP } : {}),
         selector: {
-            "intersystems.com/name": member.irisClusterName,
-            "intersystems.com/component": "data",
-            ...(member.role === "pair" ? { "intersystems.com/mirrorRole": "primary" } : {}),
+            [IKO_POD_LABELS.name]: member.irisClusterName,
+            [IKO_POD_LABELS.component]: "data",
+            ...(member.role === "pair" ? { [IKO_POD_LABELS.mirrorRole]: "primary" } : {}),
         },
         ports: MIRROR_PORTS.map((p) => ({ name: p.name, port: p.port, targetPort: p.port, protocol: "TCP" })),
     };
