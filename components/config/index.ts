@@ -51,14 +51,25 @@ export {
     checkKindNameLength,
     checkNamesUnique,
     checkPlacements,
-    checkSecrets,
     checkUnknownKeys,
 } from "./checks";
+export { checkSecrets, checkFollowingSecrets } from "./followers/secrets";
+export { checkConfigMaps } from "./followers/config-maps";
+export { FOLLOWERS } from "./followers";
+export type { DependencyLookup, Follower, FollowerObjects, KarmadaObject, OwnComponent, PropagatedObject } from "./followers";
+export {
+    checkFollowerObjectsInManifests,
+    dependencyLookups,
+    describedObjects,
+    followerMetadata,
+    followerRights,
+    forDrMember,
+    propagatedObject,
+    registry,
+} from "./followers/derived";
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./checks";
 export {
-    checkConfigMaps,
     checkDependencyReferences,
-    checkFollowingSecrets,
     dependencyKey,
     dependencyPlacement,
     hasOwnPlacement,

@@ -1,5 +1,6 @@
 // The zod pieces several keys share: names, labels, CIDRs, placements, a reference to a secret
-// config key. Apart from schema.ts so that the modules schema.ts is built from can use them too.
+// config key. Apart from schema.ts so that the modules schema.ts is built from can use them too:
+// the followers (config/followers) build their keys and fields from them.
 import { z } from "zod";
 import { cidrFamily } from "./cidr";
 import { withFix } from "./fix";

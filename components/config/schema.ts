@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { DEFAULTS, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
 import { withFix } from "./fix";
+import { FOLLOWER_IRIS_CLUSTER_FIELDS, FOLLOWER_KEYS } from "./followers";
 import { karmadaSchema } from "./karmada-schema";
 import {
     cidr,
@@ -13,10 +14,12 @@ import {
     labelMap,
     LABEL_VALUE,
     LABEL_VALUE_FIX,
-    placementSchema,
     secretConfigRef,
     SECRET_NAME_MESSAGE,
 } from "./schema-parts";
+import type { ConfigMapConfig } from "./followers/config-maps";
+import type { ManifestEntryConfig } from "./followers/manifests";
+import type { SecretConfig } from "./followers/secrets";
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const GCP_ZONE = /^[a-z]+-[a-z]+\d+-[a-z]$/;
@@ -24,7 +27,6 @@ const GCP_ZONE = /^[a-z]+-[a-z]+\d+-[a-z]$/;
 export { FIX_MARK, withFix } from "./fix";
 
 const GCP_ZONE_MESSAGE = withFix("must be a GCP zone such as us-central1-a", "use a zone that 'gcloud compute zones list' shows");
-const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 
 const clusterBase = {
     name: dnsLabel("cluster name", MAX_CLUSTER_NAME_LENGTH),
@@ -185,61 +187,8 @@ const irisClusterSchema = z
         spec: z.record(z.unknown()).default({}),
         /** An IRIS mirror across members: it decides where this IrisCluster runs (no placement). */
         mirror: mirrorSchema.optional(),
-    })
-    .strict();
-
-const secretSchema = z
-    .object({
-        name: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE),
-        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
-        type: z.enum(["opaque", "dockerconfigjson", "tls"]).default("opaque"),
-        fromConfig: secretConfigRef,
-        placement: placementSchema.optional(),
-        /** Adopt a Secret of the same name that already exists on a member. */
-        overwriteExisting: z.boolean().default(false),
-    })
-    .strict();
-
-/**
- * One ConfigMap data key: the content of a file (read on every `up`, so editing the file updates the
- * ConfigMap in place) or an inline string.
- */
-const configMapValueSchema = z
-    .object({
-        /** Path of the file, relative to the project directory. */
-        file: z.string().min(1, withFix("must be a file path", "give the file's path relative to the project directory")).optional(),
-        value: z.string().optional(),
-    })
-    .strict()
-    .refine((v) => (v.file === undefined) !== (v.value === undefined), {
-        message: withFix("needs exactly one of 'file' and 'value'", "write {file: path} to read a file, or {value: text} for inline text"),
-    });
-
-/**
- * A ConfigMap created in Karmada. Without `placement` it goes only where the IrisClusters that name
- * it (`configSource`) go; with one, also to every member the placement selects.
- */
-const configMapSchema = z
-    .object({
-        name: z.string().regex(DNS1123_SUBDOMAIN, CONFIG_MAP_NAME_MESSAGE),
-        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
-        data: z.record(
-            z.string().max(253).regex(CONFIG_MAP_KEY, withFix("is not a valid ConfigMap key", "use letters, digits, '-', '_' and '.', e.g. merge.cpf")),
-            configMapValueSchema,
-        ),
-        placement: placementSchema.optional(),
-    })
-    .strict();
-
-/**
- * A YAML file of Kubernetes objects (a Service, a NetworkPolicy, ...) created in the Karmada API and
- * propagated by a placement of an IrisCluster's shape (checks and parsing: config/manifests.ts).
- */
-const manifestSchema = z
-    .object({
-        /** Path of the file, relative to the project directory; it may hold several documents. */
-        path: z.string().min(1, withFix("must be a file path", "give the YAML file's path relative to the project directory")),
-        placement: irisPlacementSchema.default({}),
+        // The followers' fields of an entry (config/followers).
+        ...FOLLOWER_IRIS_CLUSTER_FIELDS,
     })
     .strict();
 
@@ -289,9 +238,8 @@ export const KEY_SCHEMAS = {
     cilium: ciliumSchema,
     karmada: karmadaSchema,
     irisClusters: z.array(irisClusterSchema).default([]),
-    secrets: z.array(secretSchema).default([]),
-    configMaps: z.array(configMapSchema).default([]),
-    manifests: z.array(manifestSchema).default([]),
+    // The followers' keys (config/followers): secrets, configMaps, manifests.
+    ...FOLLOWER_KEYS,
     testing: testingSchema,
     /**
      * `protect` on what holds Karmada's state (etcd, its namespace and certificates, the backup bucket)
@@ -307,17 +255,17 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type { IrisPlacementConfig, PlacementConfig } from "./schema-parts";
 export type OverrideConfig = z.infer<typeof overrideSchema>;
 export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
-export type SecretConfig = z.infer<typeof secretSchema>;
-export type ConfigMapConfig = z.infer<typeof configMapSchema>;
-/** A `kamino:manifests` entry as written; the loader adds the objects its file holds (ManifestConfig). */
-export type ManifestEntryConfig = z.infer<typeof manifestSchema>;
+export type { ConfigMapConfig, ManifestEntryConfig, SecretConfig };
 export type IkoConfig = z.infer<typeof ikoSchema>;
 export type CiliumConfig = z.infer<typeof ciliumSchema>;
 export type MirrorConfig = z.infer<typeof mirrorSchema>;
 export type KarmadaConfig = z.infer<typeof karmadaSchema>;
 
-/** The validated fleet: what `Fleet` is built from. */
-export interface FleetConfig {
+/** The followers' keys as they parse (config/followers): `secrets`, `configMaps`, ... */
+type FollowerKeyValues = { [K in keyof typeof FOLLOWER_KEYS]: z.infer<(typeof FOLLOWER_KEYS)[K]> };
+
+/** The validated fleet: what `Fleet` is built from. The followers' keys come from the registry. */
+export interface FleetConfig extends Omit<FollowerKeyValues, "manifests"> {
     clusters: ClusterConfig[];
     kindNamePrefix: string;
     iko: IkoConfig;

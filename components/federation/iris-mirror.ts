@@ -10,7 +10,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { isIP } from "net";
-import { ConfigMapConfig, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
+import { ConfigMapConfig, forDrMember, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
 import { IKO_POD_LABELS, PropagationPolicy } from "../crds";
 import { FederatedIrisCluster } from "./federated-iris";
 import { configMapData, KAMINO_CONFIG_MAP_LABEL } from "./config-maps";
@@ -82,7 +82,7 @@ export function withDataMerge(base: Record<string, string>, lines: string): Reco
     return { ...base, "data.cpf": existing ? `${existing.replace(/\n*$/, "")}\n\n${lines}\n` : `${lines}\n` };
 }
 
-/** The IrisCluster entry as one member of the mirror declares it. */
+/** The IrisCluster entry as one member of the mirror declares it (the pair: the entry's; a DR member: without the followers it does not get). */
 export function memberIrisConfig(entry: IrisClusterConfig, member: MirrorMemberPlan, configSource: string | undefined): IrisClusterConfig {
     const topology = (entry.spec.topology ?? {}) as Record<string, unknown>;
     // A DR async takes no part in automatic failover, so it runs no arbiter (notes/iris-dr.md §4).
@@ -92,7 +92,8 @@ export function memberIrisConfig(entry: IrisClusterConfig, member: MirrorMemberP
             ? mergeValues(entry.spec, { topology: { data: { mirrored: true } } })
             : { ...entry.spec, ...(entry.spec.topology ? { topology: drTopology } : {}) };
     return {
-        ...entry,
+        // A DR member gets the followers' fields their registry entries say it gets (config/followers `drMembers`).
+        ...(member.role === "pair" ? entry : forDrMember(entry)),
         name: member.irisClusterName,
         policyName: member.role === "pair" ? entry.policyName : undefined,
         placement: { mode: "all", clusterNames: [member.member] },
