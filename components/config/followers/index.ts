@@ -5,9 +5,10 @@
 import { configMapsFollower } from "./config-maps";
 import { manifestsFollower } from "./manifests";
 import { mirrorObjectsFollower } from "./mirror-objects";
+import { networkPoliciesFollower } from "./network-policies";
 import { secretsFollower } from "./secrets";
 
-export const FOLLOWERS = [secretsFollower, configMapsFollower, manifestsFollower, mirrorObjectsFollower] as const;
+export const FOLLOWERS = [secretsFollower, configMapsFollower, manifestsFollower, mirrorObjectsFollower, networkPoliciesFollower] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 type Registered = (typeof FOLLOWERS)[number];
