@@ -1,12 +1,15 @@
-// The Karmada chart's values as Kamino sets them (pure): a single-replica Karmada on kind, published
-// through a NodePort to this machine; or, on a gke or existing host, a highly available one whose
-// certificates name the address its load balancer has and whose state is in Kamino's three-member
-// etcd (etcd-cluster.ts). Every key set here is one the chart reads
-// (CHART_KEYS, from charts/karmada at v1.18.2; test/unit/karmada-host.test.ts keeps them to it).
+// The Karmada chart's values as Kamino sets them (pure): a single Karmada (one replica of each
+// component, the chart's own etcd) published through a NodePort, on kind or an existing host; or a
+// highly available one whose certificates name the address its load balancer has and whose state is
+// in Kamino's three-member etcd (etcd-cluster.ts). The Kubernetes and etcd images are pinned to the
+// versions the tests run as real pods (DEFAULTS). Every key set here is one the chart reads
+// (CHART_KEYS, from charts/karmada at v1.18.1; test/unit/karmada-host.test.ts keeps them to it,
+// test/engine/karmada-chart.test.ts renders the real chart with them).
 import type * as pulumi from "@pulumi/pulumi";
 import { EtcdClientCertificate, ETCD_REGISTRY_PREFIX } from "./etcd-cluster";
 import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "../failover/failover";
 import { mergeValues, Values } from "../../common/values";
+import { DEFAULTS } from "../../config";
 
 /** The certificate SANs of the chart's defaults; Helm replaces lists, so they are repeated. */
 export const KARMADA_DEFAULT_CERT_HOSTS = [
@@ -33,8 +36,11 @@ export interface KarmadaChartInput {
     detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
-    /** On kind: the NodePort mapped to this machine, and the node container's name for the certificate. */
-    kind?: { apiServerNodePort: number; hostNodeName?: string };
+    /**
+     * A single Karmada: the API's NodePort, and the names it is reached by besides the chart's
+     * defaults (a kind node container's name, an existing host's endpoint), for the certificate.
+     */
+    nodePort?: { apiServerNodePort: number; certHosts: string[] };
     /**
      * Off kind: the address the load balancer has (IP or DNS name), for the certificate; the external
      * etcd's client URL and the apiservers' certificate for it. The address and the certificate may
@@ -46,13 +52,16 @@ export interface KarmadaChartInput {
 
 /** The chart's values for Karmada on its host. */
 export function karmadaChartValues(i: KarmadaChartInput): Values {
-    const extraHosts = i.kind ? (i.kind.hostNodeName ? [i.kind.hostNodeName] : []) : i.published ? [i.published.host] : [];
+    const extraHosts = i.nodePort ? i.nodePort.certHosts.filter((h) => !KARMADA_DEFAULT_CERT_HOSTS.includes(h)) : i.published ? [i.published.host] : [];
+    const kubeImage = { image: { tag: DEFAULTS.karmadaKubeImageTag } };
     return mergeValues(
         {
             installMode: "host",
             kubectl: { image: { registry: "docker.io", repository: i.kubectlImage, tag: "latest" } },
-            // Off kind the chart's Service stays ClusterIP: Kamino's own load balancer publishes the API (api-endpoint.ts).
-            apiServer: i.kind ? { serviceType: "NodePort", nodePort: i.kind.apiServerNodePort } : {},
+            // Highly available, the chart's Service stays ClusterIP: Kamino's own load balancer publishes the API (api-endpoint.ts).
+            apiServer: { ...kubeImage, ...(i.nodePort ? { serviceType: "NodePort", nodePort: i.nodePort.apiServerNodePort } : {}) },
+            kubeControllerManager: kubeImage,
+            ...(i.nodePort ? { etcd: { internal: { image: { tag: DEFAULTS.karmadaEtcdImageTag } } } } : {}),
             certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...extraHosts] } },
             controllerManager: {
                 featureGates: i.failover ? { ...FAILOVER_FEATURE_GATES, ...i.featureGates } : i.featureGates,
@@ -93,7 +102,7 @@ export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pul
 
 /**
  * The keys Kamino may set, as dotted paths (a map below them is the chart's to read, e.g. feature
- * gates). Read from charts/karmada/values.yaml and its templates at v1.18.2 (../shared/notes/karmada.md §1.1, §8).
+ * gates). Read from charts/karmada/values.yaml and its templates at v1.18.1 (identical at v1.18.2) (../shared/notes/karmada.md §1.1, §8).
  */
 export const CHART_KEYS = [
     "installMode",
@@ -104,6 +113,9 @@ export const CHART_KEYS = [
     "certs.auto.hosts",
     "apiServer.serviceType",
     "apiServer.nodePort",
+    "apiServer.image.tag",
+    "kubeControllerManager.image.tag",
+    "etcd.internal.image.tag",
     "controllerManager.featureGates",
     "controllerManager.extraCommandArgs",
     "etcd.mode",

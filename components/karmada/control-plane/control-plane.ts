@@ -1,5 +1,5 @@
-// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (off kind, over
-// Kamino's own etcd and behind Kamino's own load balancer), or an existing control plane; the
+// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (single, on a NodePort;
+// or highly available, over Kamino's own etcd and behind Kamino's own load balancer), or an existing control plane; the
 // Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -23,7 +23,7 @@ export interface KarmadaHelmInstall {
     hostProvider: k8s.Provider;
     /** Kubeconfig of the host cluster (secret): off kind, the running etcd is read before it is changed. */
     hostKubeconfig?: pulumi.Input<string>;
-    /** Chart version with leading `v`, e.g. `v1.15.0`. */
+    /** Chart version with leading `v`, e.g. `v1.18.1`. */
     chartVersion: string;
     /** Chart repository URL. */
     chartRepo: string;
@@ -45,16 +45,19 @@ export interface KarmadaHelmInstall {
     detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
-    /** A kind host: the API on a NodePort mapped to this machine's `127.0.0.1:<apiServerHostPort>`. */
-    kind?: {
+    /**
+     * A single Karmada (kind, or an existing host with topology `single`): the API on a NodePort,
+     * reached at `server` (kind: this machine's `127.0.0.1:<apiServerHostPort>`, mapped to it).
+     */
+    nodePort?: {
         /** NodePort of the Karmada API server Service. */
         apiServerNodePort: number;
-        /** Host port mapped to that NodePort; the kubeconfig points at `https://127.0.0.1:<hostPort>`. */
-        apiServerHostPort: number;
-        /** Name of the host's control-plane node container, added to the API server certificate's names. */
-        hostNodeName?: string;
+        /** The Karmada API's URL in the kubeconfig, e.g. `https://127.0.0.1:5443`. */
+        server: string;
+        /** Names it is reached by, added to the API server certificate's (a kind node container's name, the endpoint). */
+        certHosts: string[];
     };
-    /** Any other host: highly available, the API behind Kamino's load balancer (api-endpoint.ts). */
+    /** A highly available Karmada: the API behind Kamino's load balancer (api-endpoint.ts). */
     published?: {
         /** The load balancer's address (IP or DNS name), known before the chart makes its certificates. */
         host: pulumi.Input<string>;
@@ -149,8 +152,8 @@ interface InstalledChart {
 
 /** Karmada's chart on the host (off kind over Kamino's etcd, behind its load balancer), children of `parent`. */
 function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resource, opts?: pulumi.ComponentResourceOptions): InstalledChart {
-    if (!h.kind === !h.published)
-        throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
+    if (!h.nodePort === !h.published)
+        throw new Error("KarmadaControlPlane's helm install needs exactly one of 'nodePort' and 'published': where the Karmada API is reached");
     const published = h.published;
     const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
     // Off kind the chart is installed over a quorum that answers already.
@@ -178,7 +181,7 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
                           ...chart,
                           published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate },
                       })
-                    : karmadaChartValues({ ...chart, kind: h.kind }),
+                    : karmadaChartValues({ ...chart, nodePort: h.nodePort }),
             timeout: h.timeoutSeconds,
         },
         // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
@@ -208,6 +211,6 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
         );
         return { etcd, release, publicService, kubeconfig };
     }
-    const hostPort = h.kind!.apiServerHostPort;
-    return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${hostPort}`))) };
+    const server = h.nodePort!.server;
+    return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, server))) };
 }
