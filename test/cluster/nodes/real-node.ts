@@ -148,6 +148,7 @@ export class RealNode {
             `--hostname-override=${l.name}`,
             `--node-ip=${l.ip}`,
             ...(labels ? [`--node-labels=${labels}`] : []),
+            ...(l.taints?.length ? [`--register-with-taints=${l.taints.join(",")}`] : []),
             "--v=1",
         ]);
         this.startIn("kube-proxy", this.bins["kube-proxy"], [`--config=${this.paths.kubeProxyConfig}`, "--v=1"]);
