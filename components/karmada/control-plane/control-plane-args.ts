@@ -44,6 +44,7 @@ export function controlPlaneArgs(plan: FleetPlan, host: ControlPlaneHost, at: Co
             hostKubeconfig: host.kubeconfig,
             chartVersion: k.chartVersion,
             chartRepo: k.chartRepo,
+            existingHost: plan.host.config.provider === "existing",
             kubectlImage: k.kubectlImage,
             timeoutSeconds: k.installTimeoutSeconds,
             featureGates: k.featureGates,
