@@ -30,6 +30,8 @@ export interface NodeAttachment {
     /** The cluster the node is in. */
     cluster: string;
     netns: string;
+    /** The host side of its veth pair, on the bridge. */
+    link: string;
     ip: string;
     podCidr: string;
 }
@@ -96,8 +98,8 @@ export class NodeNetwork {
      */
     attach(cluster: string, node: string, podCidr: string): NodeAttachment {
         const n = this.nodes.length;
-        const a: NodeAttachment = { cluster, netns: this.netnsName(cluster, node), ip: `10.250.${this.index}.${10 + n}`, podCidr };
         const hostSide = `kmv${this.scope}${n.toString(16).padStart(2, "0")}`;
+        const a: NodeAttachment = { cluster, netns: this.netnsName(cluster, node), link: hostSide, ip: `10.250.${this.index}.${10 + n}`, podCidr };
         ip("netns", "add", a.netns);
         ip("link", "add", hostSide, "type", "veth", "peer", "name", "eth0", "netns", a.netns);
         ip("link", "set", hostSide, "master", this.bridge);

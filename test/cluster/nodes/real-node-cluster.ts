@@ -172,6 +172,7 @@ export class RealNodeCluster {
             a.netns,
             this.opts.bins,
             this.supervisor,
+            a.link,
         );
         this.nodes.push(node);
         return node;
