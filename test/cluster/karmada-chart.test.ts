@@ -57,27 +57,27 @@ async function agentPods(): Promise<Pod[]> {
     return list.items;
 }
 
-describe("pulumi up installs Karmada's chart", () => {
-    test("a version the repository does not list stops up before anything is made, naming the newest it lists", async () => {
-        const karmada = JSON.parse((await f.stack.getConfig("kamino:karmada")).value);
-        await f.stack.setConfig("kamino:karmada", { value: JSON.stringify({ ...karmada, chartVersion: "v1.19.0" }) });
-        try {
-            const failed = await f.stack.up().then(
-                () => undefined,
-                (e: Error) => e.message,
-            );
-            expect(failed).toMatch(
-                /karmada-chart: kamino:karmada\.chartVersion is v1\.19\.0, which the chart repository http:\/\/127\.0\.0\.1:\d+ does not list \(its newest: v1\.18\.2, v1\.18\.1, v1\.15\.0\)/,
-            );
-            // Nothing was made: the stack holds no resource, the host no Karmada namespace.
-            const made = ((await f.stack.exportStack()).deployment.resources ?? []) as { type: string }[];
-            expect(made.filter((r) => r.type !== "pulumi:pulumi:Stack")).toEqual([]);
-            expect(await f.host.client.get(resourcePath("v1", "namespaces", { name: NS }))).toBeUndefined();
-        } finally {
-            await f.stack.setConfig("kamino:karmada", { value: JSON.stringify(karmada) });
-        }
-    });
+test("a version the repository does not list stops up before anything is made, naming the newest it lists", async () => {
+    const karmada = JSON.parse((await f.stack.getConfig("kamino:karmada")).value);
+    await f.stack.setConfig("kamino:karmada", { value: JSON.stringify({ ...karmada, chartVersion: "v1.19.0" }) });
+    try {
+        const failed = await f.stack.up().then(
+            () => undefined,
+            (e: Error) => e.message,
+        );
+        expect(failed).toMatch(
+            /karmada-chart: kamino:karmada\.chartVersion is v1\.19\.0, which the chart repository http:\/\/127\.0\.0\.1:\d+ does not list \(its newest: v1\.18\.2, v1\.18\.1, v1\.15\.0\)/,
+        );
+        // Nothing was made: the stack holds no resource, the host no Karmada namespace.
+        const made = ((await f.stack.exportStack()).deployment.resources ?? []) as { type: string }[];
+        expect(made.filter((r) => r.type !== "pulumi:pulumi:Stack")).toEqual([]);
+        expect(await f.host.client.get(resourcePath("v1", "namespaces", { name: NS }))).toBeUndefined();
+    } finally {
+        await f.stack.setConfig("kamino:karmada", { value: JSON.stringify(karmada) });
+    }
+});
 
+describe("pulumi up installs Karmada's chart", () => {
     test("from the loopback repository: its Jobs complete, every component Running and Ready on the worker, then the fleet joins", async () => {
         const { outputs, timings } = await upChartFleet(f);
         console.log(`karmada chart up on real pods (s): ${JSON.stringify(timings)}`);
