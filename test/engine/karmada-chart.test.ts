@@ -9,7 +9,7 @@ import * as path from "path";
 import * as YAML from "yaml";
 import * as k8s from "@pulumi/kubernetes";
 import { DEFAULTS, loadFleetConfig, resolveFleetPlan } from "../../components/config";
-import { CHART_KEYS, karmadaChartValues, KarmadaChartInput } from "../../components/karmada/control-plane/chart-values";
+import { CHART_KEYS, HA_COMPONENT_APPS, karmadaChartValues, KarmadaChartInput } from "../../components/karmada/control-plane/chart-values";
 import { controlPlaneArgs } from "../../components/karmada/control-plane/control-plane-args";
 import { ETCD_IMAGE } from "../../components/karmada/control-plane/etcd-cluster";
 import { chartEntries, packagedChart, repositoryIndex, SHARED_CHARTS_DIR } from "../cluster/harness/chart-repository";
@@ -90,6 +90,14 @@ test("an image whose tag names a version holds that version", () => {
     expect(version("kube-apiserver", ["--version"])).toBe(`Kubernetes ${DEFAULTS.karmadaKubeImageTag}\n`);
     expect(version("kube-controller-manager", ["--version"])).toBe(`Kubernetes ${DEFAULTS.karmadaKubeImageTag}\n`);
     expect(version("etcd", ["--version"])).toContain(`etcd Version: ${DEFAULTS.karmadaEtcdImageTag.replace(/-0$/, "")}\n`);
+});
+
+test("the pod labels Kamino sets are the chart's own defaults: an installed Deployment's selector cannot change", () => {
+    const dir = path.join(tmp, "labels");
+    fs.mkdirSync(dir, { recursive: true });
+    execFileSync("tar", ["-xzf", CHART, "-C", dir, "karmada/values.yaml"]);
+    const values = YAML.parse(fs.readFileSync(path.join(dir, "karmada/values.yaml"), "utf8")) as Record<string, { labels?: { app?: string } }>;
+    expect(Object.fromEntries(Object.keys(HA_COMPONENT_APPS).map((c) => [c, values[c]?.labels?.app]))).toEqual(HA_COMPONENT_APPS);
 });
 
 test("every key Kamino may set is in the chart's values.yaml (a map there takes keys of its own)", () => {

@@ -289,14 +289,27 @@ describe("the chart's values", () => {
     test("off kind: highly available, the address in the certificate, the chart's own Service left ClusterIP, Kamino's etcd", () => {
         const v = karmadaChartValues({ ...chart, published }) as Record<string, Record<string, unknown>>;
         expect((v.certs as { auto: { hosts: string[] } }).auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "34.1.2.3"]);
+        const onePerNode = (app: string) => ({
+            podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: "kubernetes.io/hostname" }],
+            },
+        });
         expect(v.apiServer).toEqual({
             image: { tag: "v1.36.3" },
             replicaCount: 2,
             podDisruptionBudget: { minAvailable: 1 },
             labels: { app: "karmada-apiserver" },
+            affinity: onePerNode("karmada-apiserver"),
         });
-        for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"])
-            expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
+        // Two of each, never on one node: a node's loss leaves one of each.
+        for (const [c, app] of [
+            ["aggregatedApiServer", "karmada-aggregated-apiserver"],
+            ["controllerManager", "karmada-controller-manager"],
+            ["scheduler", "karmada-scheduler"],
+            ["webhook", "karmada-webhook"],
+            ["kubeControllerManager", "kube-controller-manager"],
+        ])
+            expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app }, affinity: onePerNode(app) });
         // The client certificate is not among them: the component adds it as a secret.
         expect(v.etcd).toEqual({ mode: "external", external: { servers: published.etcdServers, registryPrefix: "/registry" } });
     });

@@ -82,11 +82,29 @@ export const APISERVER_POD_LABELS = { app: "karmada-apiserver" };
 export const AGGREGATED_APISERVER_POD_LABELS = { app: "karmada-aggregated-apiserver" };
 
 /**
+ * The `app` label of each component's pods, set explicitly: the anti-affinity below and Kamino's
+ * Services select by it. Each is the chart's own default, since the chart's Deployments select their
+ * pods by it and a selector cannot change on an installed Deployment.
+ */
+export const HA_COMPONENT_APPS: Record<(typeof HA_COMPONENTS)[number], string> = {
+    apiServer: APISERVER_POD_LABELS.app,
+    aggregatedApiServer: AGGREGATED_APISERVER_POD_LABELS.app,
+    controllerManager: "karmada-controller-manager",
+    scheduler: "karmada-scheduler",
+    webhook: "karmada-webhook",
+    kubeControllerManager: "kube-controller-manager",
+};
+
+/** No two pods of one component on a node: a node's loss leaves one of each (the chart requires it of its apiservers alone). */
+export const onePerNode = (app: string) => ({
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: "kubernetes.io/hostname" }] },
+});
+
+/**
  * A Karmada that survives the loss of a node: two of every control-plane component (leader
- * election is on in each; the chart spreads the apiservers over nodes with its anti-affinity) and a
- * PodDisruptionBudget for each, so that a node drain keeps one running; its state in Kamino's
- * three-member etcd (`etcd.mode: external`), not the chart's, which cannot have more than one
- * member at v1.18.2 (etcd-cluster.ts).
+ * election is on in each), never two on one node, and a PodDisruptionBudget for each, so that a
+ * node drain keeps one running; its state in Kamino's three-member etcd (`etcd.mode: external`),
+ * not the chart's, which cannot have more than one member at v1.18.x (etcd-cluster.ts).
  */
 export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pulumi.Input<EtcdClientCertificate>): Values {
     return {
@@ -94,9 +112,17 @@ export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pul
             mode: "external",
             external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) },
         },
-        ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
-        apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
-        aggregatedApiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: AGGREGATED_APISERVER_POD_LABELS },
+        ...Object.fromEntries(
+            HA_COMPONENTS.map((c) => [
+                c,
+                {
+                    replicaCount: 2,
+                    podDisruptionBudget: { minAvailable: 1 },
+                    labels: { app: HA_COMPONENT_APPS[c] },
+                    affinity: onePerNode(HA_COMPONENT_APPS[c]),
+                },
+            ]),
+        ),
     };
 }
 
@@ -124,15 +150,13 @@ export const CHART_KEYS = [
     "etcd.external.certs.caCrt",
     "etcd.external.certs.crt",
     "etcd.external.certs.key",
-    "apiServer.labels.app",
-    "aggregatedApiServer.labels.app",
-    ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`]),
+    ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`, `${c}.labels.app`, `${c}.affinity`]),
 ] as const;
 
 /** The dotted paths of a values tree's leaves; a map under a key in `opaque` counts as one leaf. */
 export function valuePaths(
     v: Values,
-    opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs"],
+    opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs", ...HA_COMPONENTS.map((c) => `${c}.affinity`)],
     prefix = "",
 ): string[] {
     return Object.entries(v).flatMap(([k, x]) => {
