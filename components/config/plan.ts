@@ -5,7 +5,7 @@
 import { dependencyPlacement, irisTargets, pairDeclared } from "./dependencies";
 import { failoverMembers } from "./failover";
 import { followerNamespaces } from "./followers/derived";
-import { Endpoint, parseEndpoint } from "./karmada-host";
+import { Endpoint, KarmadaTopology, karmadaTopology, parseEndpoint } from "./karmada-host";
 import { resolvePlacement } from "./placement";
 import { drIrisClusterName, mirrorNetwork } from "./mirror";
 import { ClusterConfig, ConfigMapConfig, FleetConfig, IrisClusterConfig, ManifestConfig, MirrorConfig, SecretConfig } from "./schema";
@@ -54,6 +54,11 @@ export interface KarmadaPlan {
     knownVersion?: string;
     /** On a kind host Kamino installs: the Karmada API as Pull agents reach it on the `kind` network. */
     kindNetworkServer?: string;
+    /**
+     * How a Karmada Kamino installs runs: `single` (one of each component, the chart's etcd, the API
+     * on a NodePort) or `highlyAvailable` (two of each, Kamino's etcd, a load balancer).
+     */
+    topology?: KarmadaTopology;
 }
 
 /** One IrisCluster entry and where it goes. */
@@ -207,6 +212,7 @@ function karmadaPlan(config: FleetConfig, host: ClusterPlan): KarmadaPlan {
         installsOn: existing ? undefined : host.config.provider,
         knownVersion: existing ? undefined : k.chartVersion,
         kindNetworkServer: !existing && host.kind ? `https://${host.kind.controlPlaneNode}:${k.apiServerNodePort}` : undefined,
+        topology: existing ? undefined : karmadaTopology(k, host.config),
     };
 }
 

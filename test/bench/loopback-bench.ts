@@ -12,6 +12,7 @@
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -24,7 +25,7 @@ import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
-import { PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { CHART_METRICS, karmadaChartOnce, PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
@@ -36,6 +37,7 @@ const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const REAL_RUNS = Number(process.env.KAMINO_BENCH_REAL_RUNS ?? String(RUNS));
 const PROMOTE_RUNS = Number(process.env.KAMINO_BENCH_PROMOTE_RUNS ?? String(RUNS));
+const CHART_RUNS = Number(process.env.KAMINO_BENCH_CHART_RUNS ?? String(RUNS));
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
 // peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
@@ -212,6 +214,12 @@ async function main(): Promise<void> {
         console.log(`promotion run ${i + 1}/${PROMOTE_RUNS}: ${PROMOTE_METRICS.map((m) => `${m}=${promoteRuns[i][m]}`).join(" ")}`);
     }
     const promote = PROMOTE_RUNS > 0 ? Object.fromEntries(PROMOTE_METRICS.map((m) => [m, stats(promoteRuns.map((r) => r[m]))])) : undefined;
+    const chartRuns: Record<string, number>[] = [];
+    for (let i = 0; i < CHART_RUNS; i++) {
+        chartRuns.push(await karmadaChartOnce());
+        console.log(`Karmada's chart run ${i + 1}/${CHART_RUNS}: ${CHART_METRICS.map((m) => `${m}=${chartRuns[i][m]}`).join(" ")}`);
+    }
+    const chart = CHART_RUNS > 0 ? Object.fromEntries(CHART_METRICS.map((m) => [m, stats(chartRuns.map((r) => r[m]))])) : undefined;
     const machine = {
         cores: os.cpus().length,
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
@@ -226,7 +234,9 @@ async function main(): Promise<void> {
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
     const kept = Object.fromEntries(
         Object.entries(earlier).filter(
-            ([k]) => k !== "machine" && (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : SCALES.length === 0),
+            ([k]) =>
+                k !== "machine" &&
+                (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : k === "karmada_chart" ? !chart : SCALES.length === 0),
         ),
     );
     const machines = {
@@ -235,6 +245,7 @@ async function main(): Promise<void> {
         ...(failover ? { failover: machine } : {}),
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
+        ...(chart ? { karmada_chart: { ...machine, runs: CHART_RUNS } } : {}),
     };
     fs.writeFileSync(
         OUT,
@@ -246,6 +257,7 @@ async function main(): Promise<void> {
                 ...(failover ? { failover } : {}),
                 ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
+                ...(chart ? { karmada_chart: chart } : {}),
             },
             null,
             2,
@@ -284,6 +296,10 @@ async function main(): Promise<void> {
     if (promote)
         console.log(
             `the mirror's promotion (the primary's member lost for good, then npm run promote), seconds since the loss, min / median / max of ${PROMOTE_RUNS} run(s): ${PROMOTE_METRICS.map((m) => `${m} ${promote[m].min} / ${promote[m].median} / ${promote[m].max}`).join(", ")}`,
+        );
+    if (chart)
+        console.log(
+            `Karmada's chart on real nodes (ikofett's shape; from pulumi up), min / median / max of ${CHART_RUNS} run(s): ${CHART_METRICS.map((m) => `${m} ${chart[m].min} / ${chart[m].median} / ${chart[m].max}`).join(", ")}`,
         );
     console.log(`wrote ${OUT}`);
 }

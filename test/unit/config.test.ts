@@ -75,7 +75,7 @@ describe("valid config", () => {
         const cfg: FleetConfig = loadFleetConfig(raw(base), { pathExists: exists });
         expect(cfg.cilium).toEqual({ version: "1.18.0", repo: "https://helm.cilium.io", values: {} });
         expect(cfg.karmada).toMatchObject({
-            chartVersion: "v1.15.0",
+            chartVersion: "v1.18.1",
             apiServerNodePort: 32443,
             apiServerHostPort: 5443,
             kubectlImage: "bitnamisecure/kubectl",
@@ -316,7 +316,7 @@ const BAD: Record<string, BadCase> = {
         config: { ...base, karmada: { chartVersion: "1.15" } },
         key: "kamino:karmada.chartVersion",
         shown: '= "1.15"',
-        fix: "write it as vX.Y.Z, e.g. v1.15.0",
+        fix: "write it as vX.Y.Z, e.g. v1.18.1",
     },
     "Karmada NodePort out of range": {
         config: { ...base, karmada: { apiServerNodePort: 5443 } },

@@ -89,7 +89,7 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         // `up` waits for its agent's Cluster to be Ready; a preview does not.
         expect(agentWaits).toEqual(preview ? [] : ["ikodr"]);
         const agent = run.get("kubernetes:apps/v1:Deployment", "ikodr-member-agent");
-        expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.15.0");
+        expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.18.1");
         if (!preview) {
             const kubeconfig = run.get("kubernetes:core/v1:Secret", "ikodr-member-agent-kubeconfig").inputs.stringData.value["karmada-kubeconfig"];
             expect(kubeconfig).toContain("server: https://dr-ikofett-control-plane:32443");
