@@ -7,6 +7,10 @@ import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 import { CONFIG_NAMESPACE, FleetPlan } from "../config";
+import { ChartSource, checkChartListed, fetchTextSync, TextFetcher } from "./chart-repository";
+import { compareVersions } from "./versions";
+
+export { compareVersions } from "./versions";
 
 /**
  * The oldest kind Kamino accepts. Every kind config field Kamino writes (v1alpha4 `nodes[].role`,
@@ -21,7 +25,7 @@ const KIND_INSTALL = "https://kind.sigs.k8s.io/docs/user/quick-start/#installati
 
 /** One thing that stops `up`, with what to do about it. */
 export interface PreflightProblem {
-    /** Which check found it: kind, docker, karmada-port or iko-chart. */
+    /** Which check found it: kind, docker, karmada-port, karmada-chart or iko-chart. */
     check: string;
     /** What is wrong, naming the value found. */
     message: string;
@@ -53,11 +57,13 @@ export interface PreflightEnvironment {
     probePort: PortProbe;
     /** A file's text, or undefined when there is none (relative paths: the project directory). */
     readFile: (file: string) => string | undefined;
+    /** Reads a URL: the chart repository's index. */
+    fetch: TextFetcher;
 }
 
 /** When preflight runs. */
 export interface PreflightOptions {
-    /** A preview: only checks that spawn no process run (the chart); the rest waits for `up`. */
+    /** A preview: only checks that spawn no process and reach no network run (the IKO chart); the rest waits for `up`. */
     dryRun: boolean;
 }
 
@@ -77,26 +83,6 @@ const firstLine = (text: string) =>
         .split("\n")
         .map((l) => l.trim())
         .find((l) => l !== "") ?? "";
-
-/** Compares dotted versions with an optional pre-release (`0.23.0-alpha` < `0.23.0`). */
-export function compareVersions(a: string, b: string): number {
-    const parse = (v: string) => {
-        const s = v.replace(/^v/, "");
-        const dash = s.indexOf("-");
-        const core = dash < 0 ? s : s.slice(0, dash);
-        return { nums: core.split(".").map((n) => Number(n)), pre: dash < 0 ? "" : s.slice(dash + 1) };
-    };
-    const x = parse(a);
-    const y = parse(b);
-    for (let i = 0; i < 3; i++) {
-        const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-        if (d !== 0) return Math.sign(d);
-    }
-    if (x.pre === y.pre) return 0;
-    if (x.pre === "") return 1;
-    if (y.pre === "") return -1;
-    return x.pre < y.pre ? -1 : 1;
-}
 
 /** `kind` is on PATH and at least MIN_KIND_VERSION (`kind version` prints `kind v0.31.0 go1.25.5 linux/amd64`). */
 export function checkKind(run: CommandRunner, clusters: string[]): PreflightProblem[] {
@@ -250,6 +236,8 @@ export interface PreflightPlan {
     karmadaPort?: KarmadaPortArgs;
     /** The IKO chart directory. */
     chartPath: string;
+    /** Karmada's chart, when Kamino installs it: its repository must list the version. */
+    karmadaChart?: ChartSource;
 }
 
 /** What this machine must offer the fleet a plan describes. */
@@ -267,10 +255,11 @@ export function preflightPlan(plan: FleetPlan): PreflightPlan {
                   listenAddress: "127.0.0.1",
               }
             : undefined;
-    return { kindClusters, karmadaPort, chartPath: cfg.iko.chartPath };
+    const karmadaChart = plan.karmada.source === "chart" ? { repo: cfg.karmada.chartRepo, chart: "karmada", version: cfg.karmada.chartVersion } : undefined;
+    return { kindClusters, karmadaPort, chartPath: cfg.iko.chartPath, ...(karmadaChart ? { karmadaChart } : {}) };
 }
 
-/** Runs the checks the plan calls for; process-spawning ones only outside a preview. */
+/** Runs the checks the plan calls for; those that spawn a process or reach the network only outside a preview. */
 export function preflight(plan: PreflightPlan, env: PreflightEnvironment, opts: PreflightOptions): PreflightProblem[] {
     const problems = [...checkIkoChart(env.readFile, plan.chartPath)];
     if (opts.dryRun) return problems;
@@ -278,6 +267,7 @@ export function preflight(plan: PreflightPlan, env: PreflightEnvironment, opts: 
         problems.push(...checkKind(env.run, plan.kindClusters), ...checkDocker(env.run));
     }
     if (plan.karmadaPort) problems.push(...checkKarmadaPort(env.run, env.probePort, plan.karmadaPort));
+    if (plan.karmadaChart) problems.push(...checkChartListed(env.fetch, plan.karmadaChart));
     return problems;
 }
 
@@ -309,11 +299,12 @@ export const probePortSync: PortProbe = (host, port) => {
     return (r.stdout ?? "").trim() || `probe failed: ${firstLine(r.stderr ?? "") || String(r.error ?? r.status)}`;
 };
 
-/** The real machine: kind and docker from PATH, real ports, real files. */
+/** The real machine: kind and docker from PATH, real ports, real files, the network. */
 export function systemPreflightEnvironment(): PreflightEnvironment {
     return {
         run: systemRunner(),
         probePort: probePortSync,
+        fetch: fetchTextSync,
         readFile: (file) => {
             try {
                 return fs.readFileSync(file, "utf8");

@@ -27,9 +27,19 @@ export const DEFAULTS = {
     irisMirrorDatabase: "IRISCLUSTER",
     ciliumVersion: "1.18.0",
     ciliumRepo: "https://helm.cilium.io",
-    karmadaChartVersion: "v1.15.0",
-    /** On a host that is not kind: the version the loopback fleet proves (Karmada v1.18.2). */
-    karmadaHostedChartVersion: "v1.18.2",
+    /**
+     * Karmada's chart, on every host: the newest version Karmada's chart repository lists (its
+     * index.yaml lagged v1.18.2 for months) and the one the tests run as real pods
+     * (docs/production.md#which-karmada-version).
+     */
+    karmadaChartVersion: "v1.18.1",
+    /**
+     * The kube-apiserver and kube-controller-manager images of Karmada's chart: the Kubernetes
+     * version the tests run (the chart's own default is v1.35.2).
+     */
+    karmadaKubeImageTag: "v1.36.3",
+    /** The chart's own etcd (topology `single`): the etcd version the tests run (the chart's default is 3.6.6-0). */
+    karmadaEtcdImageTag: "3.6.14-0",
     /** Size of each etcd member's volume under a Karmada that is not on kind. */
     karmadaEtcdVolumeSize: "8Gi",
     /** Daily, at a quiet minute: defragmentation of a small database takes well under a second per member. */

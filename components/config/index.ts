@@ -1,7 +1,8 @@
 // The stack configuration: one typed, validated FleetConfig. Pure: no Pulumi resources, no I/O
 // except the optional `pathExists` probe passed in by the caller. The parts live beside this file.
 import { CheckedConfig, ConfigEnvironment, CROSS_CHECKS } from "./checks";
-import { CONFIG_NAMESPACE, DEFAULTS } from "./defaults";
+import { CONFIG_NAMESPACE } from "./defaults";
+import { karmadaTopology } from "./karmada-host";
 import { ConfigError, Problem, problemsOfIssue, renderProblems } from "./problems";
 import { FleetConfig, KEY_SCHEMAS } from "./schema";
 import { readManifests } from "./manifests";
@@ -36,7 +37,9 @@ export { kindNames, resolveFleetPlan } from "./plan";
 export type { ClusterPlan, DependencyPlan, FleetPlan, IrisClusterPlan, KarmadaPlan, KindNames, MirrorMemberPlan, MirrorPlan } from "./plan";
 export { checkMirrors, drIrisClusterName, MAX_ASYNC_MEMBERS, mirrorNetwork } from "./mirror";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
-export { checkKarmadaHost, gkePrivateNodes, isAnyNetwork, isCidr, parseEndpoint } from "./karmada-host";
+export { checkKarmadaHost, gkePrivateNodes, karmadaTopology, parseEndpoint } from "./karmada-host";
+export type { KarmadaTopology } from "./karmada-host";
+export { cidrFamily, isAnyNetwork, isCidr } from "./cidr";
 export { checkEtcdBackup, checkEtcdZones, gkeNodeZones, GKE_DEFAULT_REGIONAL_ZONES } from "./karmada-etcd";
 export type { Endpoint } from "./karmada-host";
 export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
@@ -50,14 +53,25 @@ export {
     checkKindNameLength,
     checkNamesUnique,
     checkPlacements,
-    checkSecrets,
     checkUnknownKeys,
 } from "./checks";
+export { checkSecrets, checkFollowingSecrets } from "./followers/secrets";
+export { checkConfigMaps } from "./followers/config-maps";
+export { FOLLOWERS } from "./followers";
+export type { DependencyLookup, Follower, FollowerObjects, KarmadaObject, OwnComponent, PropagatedObject } from "./followers";
+export {
+    checkFollowerObjectsInManifests,
+    dependencyLookups,
+    describedObjects,
+    followerMetadata,
+    followerRights,
+    forDrMember,
+    propagatedObject,
+    registry,
+} from "./followers/derived";
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./checks";
 export {
-    checkConfigMaps,
     checkDependencyReferences,
-    checkFollowingSecrets,
     dependencyKey,
     dependencyPlacement,
     hasOwnPlacement,
@@ -99,12 +113,10 @@ export function loadFleetConfig(raw: Record<string, string>, env: ConfigEnvironm
         throw new ConfigError(renderProblems(problems, { input, parsed, secretKeys: secretKeysOf(input, env) }));
     }
     const cfg = parsed as unknown as FleetConfig;
-    // A Karmada installed off kind runs the version the loopback fleet proves, unless the stack names one.
-    const stated = (input.karmada as { chartVersion?: unknown } | undefined)?.chartVersion;
-    const offKind = cfg.clusters.some((c) => c.karmadaHost && c.provider !== "kind");
-    if (stated === undefined && offKind) cfg.karmada.chartVersion = DEFAULTS.karmadaHostedChartVersion;
-    // Where Karmada's state is worth keeping, it is protected unless the stack says otherwise; kind stacks destroy freely.
-    cfg.protect = (input.protect as boolean | undefined) ?? offKind;
+    // Where Karmada's state is worth keeping (a highly available Karmada), it is protected unless the
+    // stack says otherwise; kind stacks and a single Karmada destroy freely.
+    const host = cfg.clusters.find((c) => c.karmadaHost)!;
+    cfg.protect = (input.protect as boolean | undefined) ?? karmadaTopology(cfg.karmada, host) === "highlyAvailable";
     if (cfg.manifests.length > 0) {
         // The checks read the files already; this keeps what they read, so the Fleet never reads them.
         if (!env.readFile) throw new Error(`loadFleetConfig needs env.readFile to read ${CONFIG_NAMESPACE}:manifests`);

@@ -1,8 +1,12 @@
-// Checks of where Karmada runs and how it is reached: a kind host publishes the Karmada API on this
-// machine only; a gke or existing host gets Kamino's load balancer, at a reserved address (gke) or
-// the user's `endpoint` (existing), open only to `authorizedNetworks`. An existing Karmada
+// Checks of where Karmada runs and how it is reached. Its topology decides: `single` (a kind host,
+// or an existing one such as a hand-made kind, minikube or bare-metal cluster) runs one of each
+// component over the chart's etcd, with the API on a NodePort: a kind host publishes it on this
+// machine only, an existing host where `endpoint` says; `highlyAvailable` (gke, and existing by
+// default) gets Kamino's etcd and load balancer, at a reserved address (gke) or the user's
+// `endpoint` (existing), open only to `authorizedNetworks`. An existing Karmada
 // (`existingKubeconfigPath`) is not installed by Kamino, so the install-only keys do not apply.
 import { isIP } from "net";
+import { isAnyNetwork, isCidr } from "./cidr";
 import { CONFIG_NAMESPACE } from "./defaults";
 import type { CheckedConfig } from "./context";
 import { Problem } from "./problems";
@@ -46,17 +50,6 @@ function withPort(host: string, text: string): Endpoint | string {
     return /^\d+$/.test(text) && port >= 1 && port <= 65535 ? { host, port } : `has a port that is not a number from 1 to 65535 (${text})`;
 }
 
-/** An IPv4 or IPv6 CIDR such as 203.0.113.0/24. */
-export function isCidr(text: string): boolean {
-    const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim());
-    if (!m) return false;
-    const family = isIP(m[1]);
-    return family !== 0 && Number(m[2]) <= (family === 4 ? 32 : 128);
-}
-
-/** A CIDR that lets every address in. */
-export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.trim());
-
 /**
  * Whether a gke cluster gets private nodes behind Cloud NAT on reserved addresses: as the stack says,
  * and by default for the members of a Karmada hosted off kind, whose agents must stay inside
@@ -70,17 +63,27 @@ export function gkePrivateNodes(
     return c.privateNodes ?? (!c.karmadaHost && clusters.some((h) => h.karmadaHost && h.provider !== "kind"));
 }
 
-/** `kamino:karmada.etcd` only where Kamino runs its etcd: under a Karmada it installs off kind. */
+/** How Karmada runs on the host Kamino installs it on. */
+export type KarmadaTopology = "single" | "highlyAvailable";
+
+/** The topology a stack asks for, else its host's default: single on kind, highly available elsewhere. */
+export function karmadaTopology(k: { topology?: KarmadaTopology }, host: { provider: string }): KarmadaTopology {
+    return k.topology ?? (host.provider === "kind" ? "single" : "highlyAvailable");
+}
+
+/** `kamino:karmada.etcd` only where Kamino runs its etcd: under a highly available Karmada it installs. */
 export function checkKarmadaEtcd(cfg: CheckedConfig): Problem[] {
     const k = cfg.karmada;
     const host = cfg.clusters.find((c) => c.karmadaHost);
     if (!k || !host || k.etcd === undefined) return [];
     const existing = k.existingKubeconfigPath !== undefined;
-    if (!existing && host.provider !== "kind") return [];
+    if (!existing && karmadaTopology(k, host) === "highlyAvailable") return [];
     const reason = existing
         ? "Kamino runs etcd only under a Karmada it installs; this one runs already (existingKubeconfigPath)"
-        : "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host";
-    return [{ path: ["karmada", "etcd"], reason, fix: "remove etcd" }];
+        : host.provider === "kind"
+          ? "a kind host runs the chart's single etcd; Kamino's own etcd is for a gke or existing host"
+          : "a single Karmada runs the chart's own etcd; Kamino's three-member etcd is for topology highlyAvailable";
+    return [{ path: ["karmada", "etcd"], reason, fix: existing || host.provider === "kind" ? "remove etcd" : "remove etcd, or remove topology" }];
 }
 
 /** The Karmada of a stack and its host, as the checks below read them. */
@@ -96,6 +99,7 @@ export function checkKarmadaHost(cfg: CheckedConfig): Problem[] {
     const problems = checkEndpointSyntax(c);
     if (k.existingKubeconfigPath !== undefined) return [...problems, ...checkExistingKarmada(c)];
     if (host.provider === "kind") return [...problems, ...checkKindHost(c)];
+    if (karmadaTopology(k, host) === "single") return [...problems, ...checkSingleHost(c)];
     return [...problems, ...checkPublishedHost(cfg, c)];
 }
 
@@ -146,12 +150,26 @@ function checkExistingKarmada({ k, host, hostIndex, at }: HostCheck): Problem[] 
             fix: "restrict access where that Karmada is published, and remove authorizedNetworks",
         });
     }
+    if (k.topology !== undefined) {
+        problems.push({
+            path: at("topology"),
+            reason: "Kamino installs nothing on a Karmada that runs already (existingKubeconfigPath); its topology is its own",
+            fix: "remove topology",
+        });
+    }
     return problems;
 }
 
-/** A kind host: the Karmada API is on this machine only. */
+/** A kind host: one of each component, the Karmada API on this machine only. */
 function checkKindHost({ k, at }: HostCheck): Problem[] {
     const problems: Problem[] = [];
+    if (k.topology === "highlyAvailable") {
+        problems.push({
+            path: at("topology"),
+            reason: "a kind host runs one of each Karmada component over the chart's etcd, on this machine",
+            fix: "remove topology, or host Karmada on a gke or existing cluster",
+        });
+    }
     if (k.endpoint !== undefined) {
         problems.push({
             path: at("endpoint"),
@@ -164,6 +182,37 @@ function checkKindHost({ k, at }: HostCheck): Problem[] {
             path: at("authorizedNetworks"),
             reason: "a kind host's Karmada API is reachable from this machine only",
             fix: "remove authorizedNetworks, or host Karmada on a gke or existing cluster",
+        });
+    }
+    return problems;
+}
+
+/**
+ * An existing host with topology `single`, as on kind: one of each component over the chart's
+ * etcd and the API on its NodePort, reached at `endpoint` (a node's address, or a forward to one).
+ */
+function checkSingleHost({ k, host, at }: HostCheck): Problem[] {
+    const problems: Problem[] = [];
+    if (host.provider === "gke") {
+        problems.push({
+            path: at("topology"),
+            reason: `Kamino publishes Karmada on the gke host '${host.name}' through a load balancer at a reserved address, highly available`,
+            fix: "remove topology (or set it to highlyAvailable)",
+        });
+        return problems;
+    }
+    if (k.endpoint === undefined) {
+        problems.push({
+            path: at("endpoint"),
+            reason: `a single Karmada on the existing cluster '${host.name}' is published on its NodePort (${k.apiServerNodePort}); Kamino and the members need the address that reaches it, and the chart puts it in the certificate`,
+            fix: `pulumi config set --path ${CONFIG_NAMESPACE}:karmada.endpoint <a node's IP or DNS name>[:port] (the port defaults to apiServerNodePort)`,
+        });
+    }
+    if (k.authorizedNetworks !== undefined) {
+        problems.push({
+            path: at("authorizedNetworks"),
+            reason: "a single Karmada is published on a NodePort, with no load balancer to restrict",
+            fix: "restrict access at the nodes' firewall and remove authorizedNetworks, or set topology: highlyAvailable",
         });
     }
     return problems;

@@ -112,9 +112,24 @@ export const karmadaSchema = z
     .object({
         chartVersion: z
             .string()
-            .regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.15.0"))
+            .regex(/^v\d+\.\d+\.\d+$/, withFix("must be a full chart version with a leading 'v'", "write it as vX.Y.Z, e.g. v1.18.1"))
             .default(DEFAULTS.karmadaChartVersion),
         chartRepo: z.string().url().default(DEFAULTS.karmadaChartRepo),
+        /**
+         * How Karmada runs on its host (karmada-host.ts): `single` (one of each component, the chart's
+         * own etcd, the API on a NodePort) or `highlyAvailable` (two of each, Kamino's etcd, a load
+         * balancer). Default: single on kind, highlyAvailable elsewhere.
+         */
+        topology: z
+            .enum(["single", "highlyAvailable"], {
+                errorMap: () => ({
+                    message: withFix(
+                        "must be single or highlyAvailable",
+                        "use single (one of each component, the API on a NodePort) or highlyAvailable (two of each, behind a load balancer)",
+                    ),
+                }),
+            })
+            .optional(),
         kubectlImage: z.string().min(1).default(DEFAULTS.karmadaKubectlImage),
         apiServerNodePort: z.number().int().min(30000).max(32767).default(DEFAULTS.karmadaApiServerNodePort),
         apiServerHostPort: z.number().int().min(1).max(65535).default(DEFAULTS.karmadaApiServerHostPort),

@@ -2,10 +2,10 @@
 // names and sync mode; where Karmada comes from and how it is reached; where each IrisCluster,
 // Secret, ConfigMap and manifest goes; which members fail over). Components and checks read the
 // plan instead of deriving the same facts again from the config. Pure, like the rest of config/.
-import { CheckedConfig } from "./context";
 import { dependencyPlacement, irisTargets, pairDeclared } from "./dependencies";
 import { failoverMembers } from "./failover";
-import { Endpoint, parseEndpoint } from "./karmada-host";
+import { followerNamespaces } from "./followers/derived";
+import { Endpoint, KarmadaTopology, karmadaTopology, parseEndpoint } from "./karmada-host";
 import { resolvePlacement } from "./placement";
 import { drIrisClusterName, mirrorNetwork } from "./mirror";
 import { ClusterConfig, ConfigMapConfig, FleetConfig, IrisClusterConfig, ManifestConfig, MirrorConfig, SecretConfig } from "./schema";
@@ -54,6 +54,11 @@ export interface KarmadaPlan {
     knownVersion?: string;
     /** On a kind host Kamino installs: the Karmada API as Pull agents reach it on the `kind` network. */
     kindNetworkServer?: string;
+    /**
+     * How a Karmada Kamino installs runs: `single` (one of each component, the chart's etcd, the API
+     * on a NodePort) or `highlyAvailable` (two of each, Kamino's etcd, a load balancer).
+     */
+    topology?: KarmadaTopology;
 }
 
 /** One IrisCluster entry and where it goes. */
@@ -207,6 +212,7 @@ function karmadaPlan(config: FleetConfig, host: ClusterPlan): KarmadaPlan {
         installsOn: existing ? undefined : host.config.provider,
         knownVersion: existing ? undefined : k.chartVersion,
         kindNetworkServer: !existing && host.kind ? `https://${host.kind.controlPlaneNode}:${k.apiServerNodePort}` : undefined,
+        topology: existing ? undefined : karmadaTopology(k, host.config),
     };
 }
 
@@ -215,16 +221,9 @@ function placedOn(config: FleetConfig, placement: IrisClusterConfig["placement"]
     return placement.mode === "failover" ? placement.clusterNames! : resolvePlacement(config.clusters, placement);
 }
 
-/** Every namespace the config's objects live in, but `default`, first-seen order. */
-function fleetNamespaces(config: Pick<CheckedConfig, "irisClusters" | "secrets" | "configMaps" | "manifests">): string[] {
-    return [
-        ...new Set([
-            ...(config.irisClusters ?? []).map((i) => i.namespace),
-            ...(config.secrets ?? []).map((s) => s.namespace),
-            ...(config.configMaps ?? []).map((c) => c.namespace),
-            ...(config.manifests ?? []).flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
-        ]),
-    ].filter((n) => n !== "default");
+/** Every namespace the config's objects live in (the IrisClusters', then each follower's), but `default`, first-seen order. */
+function fleetNamespaces(config: FleetConfig): string[] {
+    return [...new Set([...config.irisClusters.map((i) => i.namespace), ...followerNamespaces(config)])].filter((n) => n !== "default");
 }
 
 /** An entry's mirror: the pair's member and IrisCluster, each DR member's, and their network. */

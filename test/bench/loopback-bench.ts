@@ -13,6 +13,7 @@
 //   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
+//   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -25,7 +26,7 @@ import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
-import { PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { CHART_METRICS, karmadaChartOnce, PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
 import { outageSweep } from "./outage-sweep-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
@@ -38,6 +39,7 @@ const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const REAL_RUNS = Number(process.env.KAMINO_BENCH_REAL_RUNS ?? String(RUNS));
 const PROMOTE_RUNS = Number(process.env.KAMINO_BENCH_PROMOTE_RUNS ?? String(RUNS));
+const CHART_RUNS = Number(process.env.KAMINO_BENCH_CHART_RUNS ?? String(RUNS));
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
 // peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
@@ -218,6 +220,12 @@ async function main(): Promise<void> {
         console.log(`promotion run ${i + 1}/${PROMOTE_RUNS}: ${PROMOTE_METRICS.map((m) => `${m}=${promoteRuns[i][m]}`).join(" ")}`);
     }
     const promote = PROMOTE_RUNS > 0 ? Object.fromEntries(PROMOTE_METRICS.map((m) => [m, stats(promoteRuns.map((r) => r[m]))])) : undefined;
+    const chartRuns: Record<string, number>[] = [];
+    for (let i = 0; i < CHART_RUNS; i++) {
+        chartRuns.push(await karmadaChartOnce());
+        console.log(`Karmada's chart run ${i + 1}/${CHART_RUNS}: ${CHART_METRICS.map((m) => `${m}=${chartRuns[i][m]}`).join(" ")}`);
+    }
+    const chart = CHART_RUNS > 0 ? Object.fromEntries(CHART_METRICS.map((m) => [m, stats(chartRuns.map((r) => r[m]))])) : undefined;
     const machine = {
         cores: os.cpus().length,
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
@@ -240,9 +248,11 @@ async function main(): Promise<void> {
                       ? !real
                       : k === "promote"
                         ? !promote
-                        : k.startsWith("outage_sweep")
-                          ? !sweep || k !== sweepKey
-                          : SCALES.length === 0),
+                        : k === "karmada_chart"
+                          ? !chart
+                          : k.startsWith("outage_sweep")
+                            ? !sweep || k !== sweepKey
+                            : SCALES.length === 0),
         ),
     );
     const machines = {
@@ -252,6 +262,7 @@ async function main(): Promise<void> {
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
         ...(sweep ? { [sweepKey]: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
+        ...(chart ? { karmada_chart: { ...machine, runs: CHART_RUNS } } : {}),
     };
     fs.writeFileSync(
         OUT,
@@ -264,6 +275,7 @@ async function main(): Promise<void> {
                 ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
                 ...(sweep ? { [sweepKey]: sweep } : {}),
+                ...(chart ? { karmada_chart: chart } : {}),
             },
             null,
             2,
@@ -307,6 +319,10 @@ async function main(): Promise<void> {
         console.log(
             `outage sweep, ${fault}: nothing moved up to ${f.false_move_bound_s ?? "-"} s, everything from ${f.always_moves_s ?? "-"} s` +
                 (f.failover_s ? `, Running on the backup ${f.failover_s.min} / ${f.failover_s.median} / ${f.failover_s.max} s after the cut` : ""),
+        );
+    if (chart)
+        console.log(
+            `Karmada's chart on real nodes (ikofett's shape; from pulumi up), min / median / max of ${CHART_RUNS} run(s): ${CHART_METRICS.map((m) => `${m} ${chart[m].min} / ${chart[m].median} / ${chart[m].max}`).join(", ")}`,
         );
     console.log(`wrote ${OUT}`);
 }

@@ -1,8 +1,10 @@
-// The bench's real-node row: a Karmada host off kind brought up on real nodes, timed. A three-node
+// The bench's real-node rows. Kamino's etcd off kind brought up on real nodes, timed: a three-node
 // cluster in three zones starts (host_start_s), then `pulumi up` of Kamino's KarmadaEtcd runs its
-// three members as real pods until every one is Ready (etcd_up_s); up_real_s is both. Karmada's
-// chart cannot be had here (docs/testing.md, Real pods), so this is the part of the production
-// install that can run; the seed's "about 10-15 minutes" is the whole chart on kind.
+// three members as real pods until every one is Ready (etcd_up_s); up_real_s is both. Karmada's own
+// chart on a real-node host shaped as the dev stack's ikofett (chart-fleet.ts): from `pulumi up` to
+// every component Ready and a member joined (karmada_up_real_s; the seed gives 10-15 minutes for the
+// same chart on kind). And the mirror's promotion.
+import { ChartUpTimings, startChartFleet, stopChartFleet, upChartFleet } from "../cluster/chart-fleet";
 import { loseThePrimaryAndPromote, PromoteTimeline, startMirrorPromoteFleet } from "../cluster/mirror-promote-scenario";
 import { RealNodes } from "../cluster/nodes";
 import { realEtcdHost, RealEtcdTimings } from "../cluster/real-etcd-stack";
@@ -44,6 +46,21 @@ export async function promoteOnce(binPath: string): Promise<Record<PromoteMetric
         }
     } finally {
         await nodes.close();
+        sweepRealNodes(runTag());
+    }
+}
+
+export const CHART_METRICS = ["components_ready_s", "karmada_up_real_s", "up_s"] as const satisfies readonly (keyof ChartUpTimings)[];
+export type ChartMetric = (typeof CHART_METRICS)[number];
+
+/** One install of Karmada's chart on a fresh real-node fleet (karmada-chart.test.ts asserts the same up), timed. */
+export async function karmadaChartOnce(): Promise<Record<ChartMetric, number>> {
+    const f = await startChartFleet("bench-chart");
+    try {
+        const { timings } = await upChartFleet(f);
+        return Object.fromEntries(CHART_METRICS.map((m) => [m, Math.round(timings[m] * 10) / 10])) as Record<ChartMetric, number>;
+    } finally {
+        await stopChartFleet(f);
         sweepRealNodes(runTag());
     }
 }

@@ -2,12 +2,18 @@
 // `npm run bench` times. An outage is the first member's API server stopped (or, for a Pull member,
 // its agent: a Fault); Karmada's own view (its Cluster, the taint, the ResourceBinding, the
 // template's aggregated status) is read every 250 ms and the first moment each step is seen is kept.
-import { KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
+import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "./harness";
 
 const IRIS_API = "intersystems.com/v1alpha1";
 
-/** What is read: Karmada and the members' API servers (a LoopbackFleet, or its Karmada with real-node members beside its own). */
-export type FleetView = Pick<LoopbackFleet, "karmada" | "members">;
+/**
+ * What is read: Karmada's API and the members' API servers (a LoopbackFleet; its Karmada with real-node
+ * members beside its own; or Karmada's chart on real nodes, by its kubeconfig).
+ */
+export interface FleetView {
+    karmada: { client: KubeClient };
+    members: Array<{ name: string; client: KubeClient }>;
+}
 
 /** The IrisCluster `namespace/name` as Karmada places it. */
 export interface Placement {

@@ -2,17 +2,22 @@
 // three-node cluster in three zones whose API server admits critical-priority pods only where a
 // ResourceQuota allows them, as GKE's does. Proven: the three members are scheduled one per node and
 // zone, bootstrap, are Ready and healthy as one cluster; and the karmada-apiserver's `wait` init
-// container of chart v1.18.2 finds what it waits for. That container is played here by the same
-// loop (charts/karmada/templates/_helpers.tpl, `karmada.initContainer.waitEtcd`, read at v1.18.2:
-// `curl` on the service-link variables of a Service named `etcd-client`), since the chart itself
-// cannot be had on this machine; without that Service the loop never ends, which the test also shows.
+// container of Karmada's chart finds what it waits for: the container itself, as Helm renders the
+// chart (at the default version, with Kamino's highly available values) from ../shared/charts, run in
+// a pod of its own in the image built here (`curl` on the service-link variables of a Service named
+// `etcd-client`); without that Service it never ends, which the test also shows.
 // The same host first proves the real-node layer itself (pods, Services, DNS, logs across its nodes)
 // and at the end that closing it leaves nothing behind (real-node-checks.ts).
+import * as path from "path";
 import { KubeObject, resourcePath, waitFor } from "./harness";
+import { SHARED_CHARTS_DIR } from "./harness/chart-repository";
+import { renderChart } from "./harness/helm";
 import { criticalPodsQuota, RealNodeCluster, RealNodes, SHELL_IMAGE } from "./nodes";
 import { getPod, podLogs, waitForPodPhase } from "./nodes/pods";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { KARMADA_NAMESPACE as NS, realEtcdHost, RealEtcdTimings } from "./real-etcd-stack";
+import { DEFAULTS } from "../../components/config";
+import { karmadaChartValues } from "../../components/karmada/control-plane/chart-values";
 import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/control-plane/etcd-cluster";
 import { expectCloseLeavesNothing, expectPodsRunAcrossNodes } from "./real-node-checks";
 
@@ -25,12 +30,22 @@ let sandbox: EngineSandbox;
 /** The bench's real-node row, as this run saw it (npm run bench times the same function). */
 let timings: RealEtcdTimings;
 
-/** The chart's wait loop: until `curl` on etcd-client's service links connects (52: an empty reply counts). */
-const CHART_WAIT_LOOP =
-    'while true; do ETCD_ENDPOINT=${ETCD_CLIENT_SERVICE_HOST}":"${ETCD_CLIENT_SERVICE_PORT}; ' +
-    'echo "endpoint=$ETCD_ENDPOINT"; curl --connect-timeout 2 ${ETCD_ENDPOINT} || [ $? -eq 52 ] && break; sleep 1; done';
+/** The karmada-apiserver's `wait` init container, as the chart renders it over Kamino's etcd. */
+function chartWaitContainer(): Record<string, unknown> {
+    const values = karmadaChartValues({
+        kubectlImage: DEFAULTS.karmadaKubectlImage,
+        featureGates: {},
+        published: { host: "203.0.113.10", etcdServers: n.servers },
+    });
+    const objects = renderChart(path.join(SHARED_CHARTS_DIR, `karmada-chart-${DEFAULTS.karmadaChartVersion}.tgz`), values);
+    const apiserver = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "karmada-apiserver") as
+        { spec: { template: { spec: { initContainers: { name: string }[] } } } } | undefined;
+    const wait = apiserver?.spec.template.spec.initContainers.find((c) => c.name === "wait");
+    if (!wait) throw new Error("the chart's karmada-apiserver has no `wait` init container any more: read its templates again");
+    return wait;
+}
 
-/** A pod shaped like the chart's karmada-apiserver: the wait loop as its init container, then a container that says it started. */
+/** A pod shaped like the chart's karmada-apiserver: its own `wait` init container, then a container that says it started. */
 function chartApiserverPod(name: string, namespace: string): KubeObject {
     return {
         apiVersion: "v1",
@@ -39,7 +54,7 @@ function chartApiserverPod(name: string, namespace: string): KubeObject {
         spec: {
             restartPolicy: "Never",
             enableServiceLinks: true,
-            initContainers: [{ name: "wait", image: SHELL_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", CHART_WAIT_LOOP] }],
+            initContainers: [chartWaitContainer()],
             containers: [{ name: "apiserver", image: SHELL_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "echo started"] }],
         },
     } as KubeObject;
@@ -85,7 +100,7 @@ async function etcdctl(name: string, args: string[], endpoints = [n.members[0]])
 }
 
 beforeAll(async () => {
-    nodes = RealNodes.create();
+    nodes = RealNodes.create({ karmadaChartImages: "jobs" });
     sandbox = new EngineSandbox(toolchainPath("engine"));
     // Two volumes a node: a replaced member gets a new one beside the Released one it lost.
     ({ host, timings } = await realEtcdHost(nodes, sandbox, { host: "etcdhost", stack: "etcd-pods" }, 2));
@@ -130,7 +145,7 @@ test("the chart's karmada-apiserver `wait` init container ends: an etcd-client S
     await host.applyAll([chartApiserverPod("chart-apiserver", NS)]);
     const pod = await waitForPodPhase(host.client, NS, "chart-apiserver", ["Succeeded", "Failed"], 90_000);
     expect(pod.status?.phase).toBe("Succeeded");
-    expect(await podLogs(host.client, NS, "chart-apiserver", "wait")).toMatch(/endpoint=\d+\.\d+\.\d+\.\d+:2379/);
+    expect(await podLogs(host.client, NS, "chart-apiserver", "wait")).toMatch(/successfully connect to \d+\.\d+\.\d+\.\d+:2379/);
 });
 
 test("without an etcd-client Service the same wait loop never ends (the hang the chart shows)", async () => {
@@ -139,7 +154,7 @@ test("without an etcd-client Service the same wait loop never ends (the hang the
     const pod = await getPod(host.client, "no-quota", "chart-apiserver");
     expect(pod?.status?.phase).toBe("Pending");
     expect(pod?.status?.initContainerStatuses?.[0]?.state).toHaveProperty("running");
-    expect(await podLogs(host.client, "no-quota", "chart-apiserver", "wait")).toContain("endpoint=:");
+    expect(await podLogs(host.client, "no-quota", "chart-apiserver", "wait")).toContain("failed to connect to :");
 });
 
 test("the defragmentation CronJob's Job runs: every member healthy, then one member at a time", async () => {

@@ -38,13 +38,27 @@ export interface LoopbackStackOptions {
     karmadaEndpoint?: string;
     /** Members declared with another kubeconfig than their admin one, e.g. a MemberFront's: Kamino and Karmada dial it. */
     memberKubeconfigs?: Record<string, string>;
+    /**
+     * `kamino:karmada` in full, for a Karmada Kamino installs (its chart from a repository on loopback)
+     * instead of the fleet's running one.
+     */
+    karmada?: Record<string, unknown>;
+    /** Members' `apiEndpoint`: where Karmada's controllers reach them, when not at their kubeconfig's 127.0.0.1 (e.g. from a pod). */
+    apiEndpoints?: Record<string, string>;
 }
 
 /** The synced license Secret of a loopback stack: `namespace/name`. */
 export const licenseSecretId = (opts: Pick<LoopbackStackOptions, "licensed"> = {}) => `${opts.licensed ? "default" : "iris"}/iris-key-secret`;
 
-/** The clusters a loopback stack declares: a LoopbackFleet's, or its host and Karmada with other members (real nodes'). */
-export type StackClusters = Pick<LoopbackFleet, "host" | "hostKubeconfig" | "members" | "karmadaKubeconfig">;
+/**
+ * The clusters a loopback stack declares: a LoopbackFleet's, or its host and Karmada with other
+ * members (real nodes'); no Karmada kubeconfig when the stack installs Karmada itself.
+ */
+export type StackClusters = Pick<LoopbackFleet, "hostKubeconfig"> & {
+    host: { name: string };
+    members: Array<{ name: string; kubeconfig: string }>;
+    karmadaKubeconfig?: string;
+};
 
 /**
  * The keys that make a stack of a loopback fleet's API servers as existing clusters, Karmada's
@@ -76,9 +90,13 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: StackClusters
                 kubeconfigPath: opts.memberKubeconfigs?.[m.name] ?? m.kubeconfig,
                 labels: { lab: "loopback" },
                 ...(opts.syncModes?.[m.name] ? { syncMode: opts.syncModes[m.name] } : {}),
+                ...(opts.apiEndpoints?.[m.name] ? { apiEndpoint: opts.apiEndpoints[m.name] } : {}),
             })),
         ],
-        "kamino:karmada": { existingKubeconfigPath: fleet.karmadaKubeconfig, ...(opts.karmadaEndpoint ? { endpoint: opts.karmadaEndpoint } : {}) },
+        "kamino:karmada": opts.karmada ?? {
+            existingKubeconfigPath: fleet.karmadaKubeconfig,
+            ...(opts.karmadaEndpoint ? { endpoint: opts.karmadaEndpoint } : {}),
+        },
         "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
         // No nodes run pods here: Helm must not wait for the operator's pod.
         "kamino:testing": { skipAwait: true },

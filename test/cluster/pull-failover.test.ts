@@ -9,7 +9,7 @@
 // and a destroy with the other is finished by `npm run recover --destroy`, leaving nothing (recover
 // takes a lost Pull member's Cluster out of Karmada first, so that nothing waits for its agent). A
 // fleet of its own, so that it runs beside the shared one. The other Pull fault, an agent that goes
-// silent (Ready Unknown), is played for real in pull-agent-pod.test.ts: its node loses power.
+// silent (Ready Unknown), is played for real in karmada-chart.test.ts: its node loses power.
 import { execFile } from "child_process";
 import * as path from "path";
 import { promisify } from "util";

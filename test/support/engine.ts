@@ -66,6 +66,10 @@ export class EngineSandbox {
             PULUMI_DISABLE_REGISTRY_RESOLVE: "true",
             PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
             PULUMI_CREDENTIAL_STORE: "plaintext",
+            // Helm's repository cache and config (the provider's Helm, for a chart from a repository) go with the sandbox too.
+            HELM_CACHE_HOME: path.join(this.dir, "helm", "cache"),
+            HELM_CONFIG_HOME: path.join(this.dir, "helm", "config"),
+            HELM_DATA_HOME: path.join(this.dir, "helm", "data"),
         };
     }
 

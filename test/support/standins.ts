@@ -10,7 +10,7 @@ import { CommandResult, PreflightEnvironment, systemRunner } from "../../compone
 /** The stand-in executables. */
 export const STANDIN_BIN = path.resolve(__dirname, "../fixtures/bin-standins");
 
-/** A machine with kind v0.31.0, a running Docker and every port free; records the commands run. */
+/** A machine with kind v0.31.0, a running Docker, every port free and Karmada's chart repository as it was; records the commands run and URLs read. */
 export function healthyMachine(calls: string[] = []): PreflightEnvironment {
     const ok = (stdout: string): CommandResult => ({ missing: false, status: 0, stdout, stderr: "" });
     return {
@@ -22,7 +22,20 @@ export function healthyMachine(calls: string[] = []): PreflightEnvironment {
         },
         probePort: () => "free",
         readFile: (file) => (fs.existsSync(file) && fs.statSync(file).isFile() ? fs.readFileSync(file, "utf8") : undefined),
+        fetch: (url) => {
+            calls.push(`GET ${url}`);
+            return { status: 200, body: chartIndex("karmada", LISTED_KARMADA_VERSIONS) };
+        },
     };
+}
+
+/** What Karmada's chart repository listed on 2026-08-21 (../shared/charts/README.md), newest last: no v1.18.2. */
+export const LISTED_KARMADA_VERSIONS = ["v1.15.0", "v1.16.0", "v1.17.0", "v1.18.0", "v1.18.1"];
+
+/** A Helm repository index.yaml listing `versions` of one chart. */
+export function chartIndex(chart: string, versions: string[]): string {
+    const entries = versions.map((version) => `  - name: ${chart}\n    version: ${version}\n    urls: [https://example.invalid/${chart}-${version}.tgz]\n`);
+    return `apiVersion: v1\nentries:\n  ${chart}:\n${entries.join("")}`;
 }
 
 /** A kind cluster as Docker shows it. */

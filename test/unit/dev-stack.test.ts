@@ -110,14 +110,14 @@ describe("add-ons", () => {
         expect(run.get("kubernetes:core/v1:Namespace", `${name}-iko-ns`).inputs.metadata.name).toBe("iko");
     });
 
-    test("Karmada v1.15.0 from its chart repo on the host only, with the kubectl image override and NodePort", () => {
+    test("Karmada v1.18.1 from its chart repo on the host only, with the kubectl image override, NodePort and the images the tests run", () => {
         const releases = run.ofType(RELEASE).filter((r) => r.inputs.chart === "karmada");
         expect(releases).toHaveLength(1);
         const karmada = releases[0];
         expect(providerName(karmada)).toBe("ikofett-k8s");
         expect(karmada.inputs).toMatchObject({
             name: "karmada",
-            version: "v1.15.0",
+            version: "v1.18.1",
             namespace: "karmada-system",
             createNamespace: true,
             repositoryOpts: { repo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts" },
@@ -125,7 +125,9 @@ describe("add-ons", () => {
             values: {
                 installMode: "host",
                 kubectl: { image: { repository: "bitnamisecure/kubectl" } },
-                apiServer: { serviceType: "NodePort", nodePort: 32443 },
+                apiServer: { serviceType: "NodePort", nodePort: 32443, image: { tag: "v1.36.3" } },
+                kubeControllerManager: { image: { tag: "v1.36.3" } },
+                etcd: { internal: { image: { tag: "3.6.14-0" } } },
                 controllerManager: { featureGates: { PropagateDeps: true } },
             },
         });

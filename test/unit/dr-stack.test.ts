@@ -2,12 +2,10 @@
 // ikodr, the ClusterTaintPolicy that makes a dead member's IrisCluster move, and the Karmada flags
 // behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
 import * as pulumi from "@pulumi/pulumi";
-import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { FAILOVER_TAINT } from "../../components/karmada/failover/failover";
 import { Fleet } from "../../components/fleet";
-import { kaminoStack } from "../../components/stack";
-import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
-import { healthyMachine } from "../support/standins";
+import { fakeAgentReadyWaiter, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { runFleet, runStack } from "../support/stack-under-mocks";
 
 /** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/failover/detection.ts). */
 const DETECTION_12S = {
@@ -24,30 +22,19 @@ const CTP = "kubernetes:policy.karmada.io/v1alpha1:ClusterTaintPolicy";
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 
 describe.each([false, true])("dr stack (preview: %s)", (preview) => {
-    const run = new MockRun(preview);
+    let run: MockRun;
     const waits: string[] = [];
     const agentWaits: string[] = [];
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let fleet: Fleet;
     beforeAll(async () => {
         const raw = stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
-        await run.install(raw, [], "dr");
-        const config = loadFleetConfig(raw, { pathExists: () => true });
-        fleet = new Fleet(
-            "kamino",
-            {
-                plan: resolveFleetPlan(config),
-                secretValues: {},
-                crdReader: fakeCrdReader(),
-                runningWaiter: fakeRunningWaiter(waits),
-                agentReadyWaiter: fakeAgentReadyWaiter(agentWaits),
-            },
-            {
-                // Legacy transformations are inherited by every child and see resource options.
-                transformations: [(a) => (seen.push(a), undefined)],
-            },
-        );
-        await run.settle();
+        ({ run, fleet } = await runFleet(raw, {
+            preview,
+            stack: "dr",
+            args: { runningWaiter: fakeRunningWaiter(waits), agentReadyWaiter: fakeAgentReadyWaiter(agentWaits) },
+            transformations: [(a) => (seen.push(a), undefined)],
+        }));
     });
     const dependsOn = (name: string) => [seen.find((s) => s.name === name)!.opts.dependsOn].flat() as pulumi.Resource[];
 
@@ -103,7 +90,7 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
         // `up` waits for its agent's Cluster to be Ready; a preview does not.
         expect(agentWaits).toEqual(preview ? [] : ["ikodr"]);
         const agent = run.get("kubernetes:apps/v1:Deployment", "ikodr-member-agent");
-        expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.15.0");
+        expect(agent.inputs.spec.template.spec.containers[0].image).toBe("docker.io/karmada/karmada-agent:v1.18.1");
         if (!preview) {
             const kubeconfig = run.get("kubernetes:core/v1:Secret", "ikodr-member-agent-kubeconfig").inputs.stringData.value["karmada-kubeconfig"];
             expect(kubeconfig).toContain("server: https://dr-ikofett-control-plane:32443");
@@ -123,12 +110,9 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
 });
 
 describe("the dev stack has no failover: Karmada as before", () => {
-    const run = new MockRun(false);
+    let run: MockRun;
     beforeAll(async () => {
-        const config = stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
-        await run.install(config, [], "dev");
-        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
-        await run.settle();
+        ({ run } = await runStack(stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })));
     });
     test("no ClusterTaintPolicy, no toleration, no Failover gate; the same failure detection", () => {
         expect(run.ofType(CTP)).toEqual([]);

@@ -83,13 +83,14 @@ describe("Helm values", () => {
     });
     test("Karmada values keep the chart's SANs and let the stack override", () => {
         const v = karmadaChartValues({
-            kind: { hostNodeName: "ikofett-control-plane", apiServerNodePort: 32443 },
+            nodePort: { certHosts: ["ikofett-control-plane", "127.0.0.1"], apiServerNodePort: 32443 },
             kubectlImage: "bitnamisecure/kubectl",
             featureGates: { PropagateDeps: true },
             values: { apiServer: { replicaCount: 2 } },
         }) as { certs: { auto: { hosts: string[] } }; apiServer: Record<string, unknown> };
+        // A name the chart's defaults have already (127.0.0.1) is not repeated.
         expect(v.certs.auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "ikofett-control-plane"]);
-        expect(v.apiServer).toEqual({ serviceType: "NodePort", nodePort: 32443, replicaCount: 2 });
+        expect(v.apiServer).toEqual({ image: { tag: "v1.36.3" }, serviceType: "NodePort", nodePort: 32443, replicaCount: 2 });
     });
 });
 

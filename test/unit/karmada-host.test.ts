@@ -207,10 +207,10 @@ describe("where Karmada runs: each mistake named with its key, value and fix, be
         ).toBe("");
     });
 
-    test("a Karmada installed off kind is v1.18.2 unless the stack names a version; kind keeps the article's", () => {
+    test("every host gets Karmada v1.18.1, the newest its chart repository lists, unless the stack names a version", () => {
         const load = (cfg: Record<string, unknown>) => loadFleetConfig(raw({ iko, ...cfg }), { pathExists: () => true, readFile: () => KC });
         const cloud = { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })] };
-        expect(load({ ...cloud, karmada: nets }).karmada.chartVersion).toBe("v1.18.2");
+        expect(load({ ...cloud, karmada: nets }).karmada.chartVersion).toBe("v1.18.1");
         expect(load({ ...cloud, karmada: { ...nets, chartVersion: "v1.17.0" } }).karmada.chartVersion).toBe("v1.17.0");
         expect(
             load({
@@ -219,7 +219,60 @@ describe("where Karmada runs: each mistake named with its key, value and fix, be
                     { name: "m", provider: "kind" },
                 ],
             }).karmada.chartVersion,
-        ).toBe("v1.15.0");
+        ).toBe("v1.18.1");
+    });
+});
+
+describe("topology: a single Karmada on its NodePort, or a highly available one behind a load balancer", () => {
+    const kindPair = [
+        { name: "hub", provider: "kind", karmadaHost: true },
+        { name: "m", provider: "kind" },
+    ];
+    const existingPair = [existing("hub", { karmadaHost: true }), existing("m")];
+    test.each<[string, Record<string, unknown>, RegExp]>([
+        [
+            "a value it does not know",
+            { clusters: existingPair, karmada: { topology: "double" } },
+            /kamino:karmada\.topology = "double": must be single or highlyAvailable/,
+        ],
+        [
+            "highly available on kind",
+            { clusters: kindPair, karmada: { topology: "highlyAvailable" } },
+            /kamino:karmada\.topology = "highlyAvailable": a kind host runs one of each Karmada component.*; fix: remove topology/,
+        ],
+        [
+            "single on gke",
+            { clusters: [gke("hub", { karmadaHost: true }), gke("m", { syncMode: "Pull" })], karmada: { topology: "single" } },
+            /kamino:karmada\.topology = "single": Kamino publishes Karmada on the gke host 'hub' through a load balancer/,
+        ],
+        [
+            "a topology for a Karmada that runs already",
+            { clusters: existingPair, karmada: { existingKubeconfigPath: "k.kubeconfig", topology: "single" } },
+            /kamino:karmada\.topology = "single": Kamino installs nothing on a Karmada that runs already.*; fix: remove topology/,
+        ],
+        [
+            "single on an existing host without the address of its NodePort",
+            { clusters: existingPair, karmada: { topology: "single" } },
+            /kamino:karmada\.endpoint is missing: a single Karmada on the existing cluster 'hub' is published on its NodePort \(32443\).*; fix: pulumi config set --path kamino:karmada\.endpoint/,
+        ],
+        [
+            "single with networks no load balancer applies",
+            { clusters: existingPair, karmada: { topology: "single", endpoint: "192.0.2.10", authorizedNetworks: ["203.0.113.0/24"] } },
+            /kamino:karmada\.authorizedNetworks = .*a single Karmada is published on a NodePort, with no load balancer to restrict/,
+        ],
+        [
+            "single with Kamino's etcd",
+            { clusters: existingPair, karmada: { topology: "single", endpoint: "192.0.2.10", etcd: {} } },
+            /kamino:karmada\.etcd = .*a single Karmada runs the chart's own etcd.*; fix: remove etcd, or remove topology/,
+        ],
+    ])("%s", (_what, cfg, expected) => expect(problemsOf(cfg)).toMatch(expected));
+
+    test("single on an existing host loads with an endpoint alone, and is not protected: it destroys freely, as kind does", () => {
+        expect(problemsOf({ clusters: existingPair, karmada: { topology: "single", endpoint: "192.0.2.10" } })).toBe("");
+        const load = (karmada: Record<string, unknown>) =>
+            loadFleetConfig(raw({ iko, clusters: existingPair, karmada }), { pathExists: () => true, readFile: () => KC });
+        expect(load({ topology: "single", endpoint: "192.0.2.10" }).protect).toBe(false);
+        expect(load({ endpoint: "k.example.com", authorizedNetworks: ["203.0.113.0/24"] }).protect).toBe(true);
     });
 });
 
@@ -236,9 +289,27 @@ describe("the chart's values", () => {
     test("off kind: highly available, the address in the certificate, the chart's own Service left ClusterIP, Kamino's etcd", () => {
         const v = karmadaChartValues({ ...chart, published }) as Record<string, Record<string, unknown>>;
         expect((v.certs as { auto: { hosts: string[] } }).auto.hosts).toEqual([...KARMADA_DEFAULT_CERT_HOSTS, "34.1.2.3"]);
-        expect(v.apiServer).toEqual({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app: "karmada-apiserver" } });
-        for (const c of ["aggregatedApiServer", "controllerManager", "scheduler", "webhook", "kubeControllerManager"])
-            expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } });
+        const onePerNode = (app: string) => ({
+            podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: "kubernetes.io/hostname" }],
+            },
+        });
+        expect(v.apiServer).toEqual({
+            image: { tag: "v1.36.3" },
+            replicaCount: 2,
+            podDisruptionBudget: { minAvailable: 1 },
+            labels: { app: "karmada-apiserver" },
+            affinity: onePerNode("karmada-apiserver"),
+        });
+        // Two of each, never on one node: a node's loss leaves one of each.
+        for (const [c, app] of [
+            ["aggregatedApiServer", "karmada-aggregated-apiserver"],
+            ["controllerManager", "karmada-controller-manager"],
+            ["scheduler", "karmada-scheduler"],
+            ["webhook", "karmada-webhook"],
+            ["kubeControllerManager", "kube-controller-manager"],
+        ])
+            expect(v[c]).toMatchObject({ replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: { app }, affinity: onePerNode(app) });
         // The client certificate is not among them: the component adds it as a secret.
         expect(v.etcd).toEqual({ mode: "external", external: { servers: published.etcdServers, registryPrefix: "/registry" } });
     });
@@ -253,8 +324,8 @@ describe("the chart's values", () => {
         expect(v.scheduler).toMatchObject({ replicaCount: 3, podDisruptionBudget: { minAvailable: 1 } });
     });
 
-    test("every key Kamino sets, on kind and off it, is one the chart v1.18.2 reads", () => {
-        const kind = karmadaChartValues({ ...chart, kind: { apiServerNodePort: 32443, hostNodeName: "n" } });
+    test("every key Kamino sets, single and highly available, is one the chart v1.18.1 reads", () => {
+        const kind = karmadaChartValues({ ...chart, nodePort: { apiServerNodePort: 32443, certHosts: ["n"] } });
         const cloud = karmadaChartValues({ ...chart, published });
         const certs = { etcd: { external: { certs: { caCrt: "c", crt: "c", key: "k" } } } };
         const unknown = [...valuePaths(kind), ...valuePaths(cloud), ...valuePaths(highlyAvailable("https://e:2379")), ...valuePaths(certs)].filter(
@@ -288,10 +359,10 @@ describe.each([false, true])("prod stack (preview: %s)", (preview) => {
         });
     });
 
-    test("Karmada v1.18.2 on the hub, highly available, with the address in its certificate", () => {
+    test("Karmada v1.18.1 on the hub, highly available, with the address in its certificate", () => {
         const release = run.ofType("kubernetes:helm.sh/v3:Release").find((r) => r.inputs.chart === "karmada")!;
         expect(providerName(release)).toBe("kamino-hub-k8s");
-        expect(release.inputs.version).toBe("v1.18.2");
+        expect(release.inputs.version).toBe("v1.18.1");
         if (preview) return; // the address is unknown until it is reserved
         const values = plain(release.inputs.values) as Record<string, Record<string, unknown>>;
         expect((values.certs as { auto: { hosts: string[] } }).auto.hosts).toContain(FAKE_KARMADA_ADDRESS);

@@ -29,6 +29,7 @@ describe("the fleet plan", () => {
             installsOn: "kind",
             knownVersion: plan.config.karmada.chartVersion,
             kindNetworkServer: `https://dr-ikofett-control-plane:${plan.config.karmada.apiServerNodePort}`,
+            topology: "single",
         });
     });
 

@@ -181,9 +181,10 @@ describe("what the stack uses is what is checked", () => {
             kindClusters: ["ikofett", "ikoclone"],
             karmadaPort: { kindName: "ikofett", controlPlaneNode: "ikofett-control-plane", containerPort: 32443, hostPort: 5443, listenAddress: "127.0.0.1" },
             chartPath: FIXTURE_CHART,
+            karmadaChart: { repo: "https://raw.githubusercontent.com/karmada-io/karmada/master/charts", chart: "karmada", version: "v1.18.1" },
         });
     });
-    test("a stack of existing clusters runs no kind and no docker, and probes no port", () => {
+    test("a stack of existing clusters runs no kind and no docker, and probes no port (it still reads the chart's index)", () => {
         const cfg = dev();
         cfg.clusters = cfg.clusters.map((c) => ({ ...c, provider: "existing", kubeconfigPath: "k" }) as typeof c);
         const calls: string[] = [];
@@ -194,7 +195,7 @@ describe("what the stack uses is what is checked", () => {
             },
         };
         expect(preflight(preflightPlan(resolveFleetPlan(cfg)), env, { dryRun: false })).toEqual([]);
-        expect(calls).toEqual([]);
+        expect(calls).toEqual(["GET https://raw.githubusercontent.com/karmada-io/karmada/master/charts/index.yaml"]);
     });
     test("preview checks the chart only: no process runs", () => {
         const calls: string[] = [];

@@ -385,7 +385,7 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         const d = run.get("kubernetes:apps/v1:Deployment", "m2-member-agent");
         expect(providerName(d)).toBe("m2-k8s");
         const c = d.inputs.spec.template.spec.containers[0];
-        expect(c.image).toBe("docker.io/karmada/karmada-agent:v1.15.0");
+        expect(c.image).toBe("docker.io/karmada/karmada-agent:v1.18.1");
         expect(c.args).toEqual(expect.arrayContaining(["--cluster-name=m2", "--report-secrets=None", "--cluster-provider=kind"]));
         expect(d.inputs.spec.template.spec.serviceAccountName).toBe("karmada-agent");
         expect(JSON.stringify(d.inputs)).not.toContain(pulumi.runtime.specialSecretSig);

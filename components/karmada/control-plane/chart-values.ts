@@ -1,12 +1,15 @@
-// The Karmada chart's values as Kamino sets them (pure): a single-replica Karmada on kind, published
-// through a NodePort to this machine; or, on a gke or existing host, a highly available one whose
-// certificates name the address its load balancer has and whose state is in Kamino's three-member
-// etcd (etcd-cluster.ts). Every key set here is one the chart reads
-// (CHART_KEYS, from charts/karmada at v1.18.2; test/unit/karmada-host.test.ts keeps them to it).
+// The Karmada chart's values as Kamino sets them (pure): a single Karmada (one replica of each
+// component, the chart's own etcd) published through a NodePort, on kind or an existing host; or a
+// highly available one whose certificates name the address its load balancer has and whose state is
+// in Kamino's three-member etcd (etcd-cluster.ts). The Kubernetes and etcd images are pinned to the
+// versions the tests run as real pods (DEFAULTS). Every key set here is one the chart reads
+// (CHART_KEYS, from charts/karmada at v1.18.1; test/unit/karmada-host.test.ts keeps them to it,
+// test/engine/karmada-chart.test.ts renders the real chart with them).
 import type * as pulumi from "@pulumi/pulumi";
 import { EtcdClientCertificate, ETCD_REGISTRY_PREFIX } from "./etcd-cluster";
 import { FAILOVER_CONTROLLER_ARGS, FAILOVER_FEATURE_GATES } from "../failover/failover";
 import { mergeValues, Values } from "../../common/values";
+import { DEFAULTS } from "../../config";
 
 /** The certificate SANs of the chart's defaults; Helm replaces lists, so they are repeated. */
 export const KARMADA_DEFAULT_CERT_HOSTS = [
@@ -33,8 +36,11 @@ export interface KarmadaChartInput {
     detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
-    /** On kind: the NodePort mapped to this machine, and the node container's name for the certificate. */
-    kind?: { apiServerNodePort: number; hostNodeName?: string };
+    /**
+     * A single Karmada: the API's NodePort, and the names it is reached by besides the chart's
+     * defaults (a kind node container's name, an existing host's endpoint), for the certificate.
+     */
+    nodePort?: { apiServerNodePort: number; certHosts: string[] };
     /**
      * Off kind: the address the load balancer has (IP or DNS name), for the certificate; the external
      * etcd's client URL and the apiservers' certificate for it. The address and the certificate may
@@ -46,13 +52,16 @@ export interface KarmadaChartInput {
 
 /** The chart's values for Karmada on its host. */
 export function karmadaChartValues(i: KarmadaChartInput): Values {
-    const extraHosts = i.kind ? (i.kind.hostNodeName ? [i.kind.hostNodeName] : []) : i.published ? [i.published.host] : [];
+    const extraHosts = i.nodePort ? i.nodePort.certHosts.filter((h) => !KARMADA_DEFAULT_CERT_HOSTS.includes(h)) : i.published ? [i.published.host] : [];
+    const kubeImage = { image: { tag: DEFAULTS.karmadaKubeImageTag } };
     return mergeValues(
         {
             installMode: "host",
             kubectl: { image: { registry: "docker.io", repository: i.kubectlImage, tag: "latest" } },
-            // Off kind the chart's Service stays ClusterIP: Kamino's own load balancer publishes the API (api-endpoint.ts).
-            apiServer: i.kind ? { serviceType: "NodePort", nodePort: i.kind.apiServerNodePort } : {},
+            // Highly available, the chart's Service stays ClusterIP: Kamino's own load balancer publishes the API (api-endpoint.ts).
+            apiServer: { ...kubeImage, ...(i.nodePort ? { serviceType: "NodePort", nodePort: i.nodePort.apiServerNodePort } : {}) },
+            kubeControllerManager: kubeImage,
+            ...(i.nodePort ? { etcd: { internal: { image: { tag: DEFAULTS.karmadaEtcdImageTag } } } } : {}),
             certs: { mode: "auto", auto: { hosts: [...KARMADA_DEFAULT_CERT_HOSTS, ...extraHosts] } },
             controllerManager: {
                 featureGates: i.failover ? { ...FAILOVER_FEATURE_GATES, ...i.featureGates } : i.featureGates,
@@ -73,11 +82,29 @@ export const APISERVER_POD_LABELS = { app: "karmada-apiserver" };
 export const AGGREGATED_APISERVER_POD_LABELS = { app: "karmada-aggregated-apiserver" };
 
 /**
+ * The `app` label of each component's pods, set explicitly: the anti-affinity below and Kamino's
+ * Services select by it. Each is the chart's own default, since the chart's Deployments select their
+ * pods by it and a selector cannot change on an installed Deployment.
+ */
+export const HA_COMPONENT_APPS: Record<(typeof HA_COMPONENTS)[number], string> = {
+    apiServer: APISERVER_POD_LABELS.app,
+    aggregatedApiServer: AGGREGATED_APISERVER_POD_LABELS.app,
+    controllerManager: "karmada-controller-manager",
+    scheduler: "karmada-scheduler",
+    webhook: "karmada-webhook",
+    kubeControllerManager: "kube-controller-manager",
+};
+
+/** No two pods of one component on a node: a node's loss leaves one of each (the chart requires it of its apiservers alone). */
+export const onePerNode = (app: string) => ({
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: "kubernetes.io/hostname" }] },
+});
+
+/**
  * A Karmada that survives the loss of a node: two of every control-plane component (leader
- * election is on in each; the chart spreads the apiservers over nodes with its anti-affinity) and a
- * PodDisruptionBudget for each, so that a node drain keeps one running; its state in Kamino's
- * three-member etcd (`etcd.mode: external`), not the chart's, which cannot have more than one
- * member at v1.18.2 (etcd-cluster.ts).
+ * election is on in each), never two on one node, and a PodDisruptionBudget for each, so that a
+ * node drain keeps one running; its state in Kamino's three-member etcd (`etcd.mode: external`),
+ * not the chart's, which cannot have more than one member at v1.18.x (etcd-cluster.ts).
  */
 export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pulumi.Input<EtcdClientCertificate>): Values {
     return {
@@ -85,15 +112,23 @@ export function highlyAvailable(etcdServers: string, etcdClientCertificate?: pul
             mode: "external",
             external: { servers: etcdServers, registryPrefix: ETCD_REGISTRY_PREFIX, ...(etcdClientCertificate ? { certs: etcdClientCertificate } : {}) },
         },
-        ...Object.fromEntries(HA_COMPONENTS.map((c) => [c, { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 } }])),
-        apiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: APISERVER_POD_LABELS },
-        aggregatedApiServer: { replicaCount: 2, podDisruptionBudget: { minAvailable: 1 }, labels: AGGREGATED_APISERVER_POD_LABELS },
+        ...Object.fromEntries(
+            HA_COMPONENTS.map((c) => [
+                c,
+                {
+                    replicaCount: 2,
+                    podDisruptionBudget: { minAvailable: 1 },
+                    labels: { app: HA_COMPONENT_APPS[c] },
+                    affinity: onePerNode(HA_COMPONENT_APPS[c]),
+                },
+            ]),
+        ),
     };
 }
 
 /**
  * The keys Kamino may set, as dotted paths (a map below them is the chart's to read, e.g. feature
- * gates). Read from charts/karmada/values.yaml and its templates at v1.18.2 (../shared/notes/karmada.md §1.1, §8).
+ * gates). Read from charts/karmada/values.yaml and its templates at v1.18.1 (identical at v1.18.2) (../shared/notes/karmada.md §1.1, §8).
  */
 export const CHART_KEYS = [
     "installMode",
@@ -104,6 +139,9 @@ export const CHART_KEYS = [
     "certs.auto.hosts",
     "apiServer.serviceType",
     "apiServer.nodePort",
+    "apiServer.image.tag",
+    "kubeControllerManager.image.tag",
+    "etcd.internal.image.tag",
     "controllerManager.featureGates",
     "controllerManager.extraCommandArgs",
     "etcd.mode",
@@ -112,15 +150,13 @@ export const CHART_KEYS = [
     "etcd.external.certs.caCrt",
     "etcd.external.certs.crt",
     "etcd.external.certs.key",
-    "apiServer.labels.app",
-    "aggregatedApiServer.labels.app",
-    ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`]),
+    ...HA_COMPONENTS.flatMap((c) => [`${c}.replicaCount`, `${c}.podDisruptionBudget.minAvailable`, `${c}.labels.app`, `${c}.affinity`]),
 ] as const;
 
 /** The dotted paths of a values tree's leaves; a map under a key in `opaque` counts as one leaf. */
 export function valuePaths(
     v: Values,
-    opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs"],
+    opaque: readonly string[] = ["controllerManager.featureGates", "controllerManager.extraCommandArgs", ...HA_COMPONENTS.map((c) => `${c}.affinity`)],
     prefix = "",
 ): string[] {
     return Object.entries(v).flatMap(([k, x]) => {

@@ -1,6 +1,6 @@
-// What the fleet plan asks of the KarmadaControlPlane: Karmada's chart on the host, with its kind
-// NodePort or, elsewhere, highly available behind Kamino's load balancer; or a control plane that
-// already runs, by its kubeconfig file and endpoint.
+// What the fleet plan asks of the KarmadaControlPlane: Karmada's chart on the host, single on its
+// NodePort (kind, or an existing host that asks for it) or highly available behind Kamino's load
+// balancer; or a control plane that already runs, by its kubeconfig file and endpoint.
 import * as fs from "fs";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -37,7 +37,6 @@ export function controlPlaneArgs(plan: FleetPlan, host: ControlPlaneHost, at: Co
         return { clusterIdentifier, existingKubeconfig: readFile(plan.karmada.existingKubeconfigPath!), existingEndpoint: plan.karmada.endpoint };
     }
     const k = plan.config.karmada;
-    const kindHost = plan.host.kind;
     return {
         clusterIdentifier,
         helm: {
@@ -45,15 +44,31 @@ export function controlPlaneArgs(plan: FleetPlan, host: ControlPlaneHost, at: Co
             hostKubeconfig: host.kubeconfig,
             chartVersion: k.chartVersion,
             chartRepo: k.chartRepo,
+            existingHost: plan.host.config.provider === "existing",
             kubectlImage: k.kubectlImage,
             timeoutSeconds: k.installTimeoutSeconds,
             featureGates: k.featureGates,
             failover: plan.failover,
             detectionArgs: detectionFlags(k.failureDetectionSeconds).controllerManager,
             values: k.values,
-            ...(kindHost
-                ? { kind: { apiServerNodePort: k.apiServerNodePort, apiServerHostPort: k.apiServerHostPort, hostNodeName: kindHost.controlPlaneNode } }
+            ...(plan.karmada.topology === "single"
+                ? { nodePort: nodePortInstall(plan) }
                 : { published: publishedInstall(plan, { gcpProvider: host.gcpProvider, egress: at.pullEgress, parent: at.parent }) }),
         },
     };
+}
+
+/**
+ * A single Karmada's API on its NodePort: on kind, mapped to this machine's 127.0.0.1 (a name the
+ * chart's certificate has) and reached by Pull agents at the node container's name; on an existing
+ * host, at `kamino:karmada.endpoint` (its port defaults to the NodePort).
+ */
+export function nodePortInstall(plan: FleetPlan): NonNullable<NonNullable<KarmadaControlPlaneArgs["helm"]>["nodePort"]> {
+    const k = plan.config.karmada;
+    const kindHost = plan.host.kind;
+    if (kindHost) return { apiServerNodePort: k.apiServerNodePort, server: `https://127.0.0.1:${k.apiServerHostPort}`, certHosts: [kindHost.controlPlaneNode] };
+    // Validated already: a single Karmada on an existing host has an endpoint (karmada-host.ts).
+    const endpoint = plan.karmada.endpoint!;
+    const host = endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host;
+    return { apiServerNodePort: k.apiServerNodePort, server: `https://${host}:${endpoint.port ?? k.apiServerNodePort}`, certHosts: [endpoint.host] };
 }

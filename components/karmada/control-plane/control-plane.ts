@@ -1,10 +1,11 @@
-// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (off kind, over
-// Kamino's own etcd and behind Kamino's own load balancer), or an existing control plane; the
+// KarmadaControlPlane: Karmada installed by its Helm chart on the host cluster (single, on a NodePort;
+// or highly available, over Kamino's own etcd and behind Kamino's own load balancer), or an existing control plane; the
 // Karmada API kubeconfig, and a provider for the Karmada API.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
 import { karmadaChartValues } from "./chart-values";
+import { ChartUninstallGuard } from "./chart-uninstall";
 import { KarmadaEtcd, KarmadaEtcdArgs } from "./karmada-etcd";
 import { serverOf, withServer } from "../../common/kubeconfig";
 import { inheritedDependsOn } from "../../common/options";
@@ -23,12 +24,17 @@ export interface KarmadaHelmInstall {
     hostProvider: k8s.Provider;
     /** Kubeconfig of the host cluster (secret): off kind, the running etcd is read before it is changed. */
     hostKubeconfig?: pulumi.Input<string>;
-    /** Chart version with leading `v`, e.g. `v1.15.0`. */
+    /** Chart version with leading `v`, e.g. `v1.18.1`. */
     chartVersion: string;
     /** Chart repository URL. */
     chartRepo: string;
     /** Repository of an image with bash and kubectl for the chart's Jobs. */
     kubectlImage: string;
+    /**
+     * The host is an existing cluster, which outlives the chart: `destroy` uninstalls the chart there,
+     * behind a ChartUninstallGuard (chart-uninstall.ts). A kind or gke host goes with its cluster.
+     */
+    existingHost?: boolean;
     /** Helm wait timeout; the chart's hook Jobs and images take minutes. */
     timeoutSeconds: number;
     /** karmada-controller-manager feature gates. */
@@ -45,16 +51,19 @@ export interface KarmadaHelmInstall {
     detectionArgs?: Record<string, string>;
     /** Extra chart values, merged over Kamino's. */
     values?: Values;
-    /** A kind host: the API on a NodePort mapped to this machine's `127.0.0.1:<apiServerHostPort>`. */
-    kind?: {
+    /**
+     * A single Karmada (kind, or an existing host with topology `single`): the API on a NodePort,
+     * reached at `server` (kind: this machine's `127.0.0.1:<apiServerHostPort>`, mapped to it).
+     */
+    nodePort?: {
         /** NodePort of the Karmada API server Service. */
         apiServerNodePort: number;
-        /** Host port mapped to that NodePort; the kubeconfig points at `https://127.0.0.1:<hostPort>`. */
-        apiServerHostPort: number;
-        /** Name of the host's control-plane node container, added to the API server certificate's names. */
-        hostNodeName?: string;
+        /** The Karmada API's URL in the kubeconfig, e.g. `https://127.0.0.1:5443`. */
+        server: string;
+        /** Names it is reached by, added to the API server certificate's (a kind node container's name, the endpoint). */
+        certHosts: string[];
     };
-    /** Any other host: highly available, the API behind Kamino's load balancer (api-endpoint.ts). */
+    /** A highly available Karmada: the API behind Kamino's load balancer (api-endpoint.ts). */
     published?: {
         /** The load balancer's address (IP or DNS name), known before the chart makes its certificates. */
         host: pulumi.Input<string>;
@@ -149,10 +158,9 @@ interface InstalledChart {
 
 /** Karmada's chart on the host (off kind over Kamino's etcd, behind its load balancer), children of `parent`. */
 function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resource, opts?: pulumi.ComponentResourceOptions): InstalledChart {
-    if (!h.kind === !h.published)
-        throw new Error("KarmadaControlPlane's helm install needs exactly one of 'kind' and 'published': where the Karmada API is reached");
+    if (!h.nodePort === !h.published)
+        throw new Error("KarmadaControlPlane's helm install needs exactly one of 'nodePort' and 'published': where the Karmada API is reached");
     const published = h.published;
-    const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
     // Off kind the chart is installed over a quorum that answers already.
     const etcd = published
         ? new KarmadaEtcd(
@@ -161,29 +169,25 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
               { parent, dependsOn: inheritedDependsOn(opts) },
           )
         : undefined;
-    const release = new k8s.helm.v3.Release(
-        `${name}-chart`,
-        {
-            name: "karmada",
-            chart: "karmada",
-            version: h.chartVersion,
-            repositoryOpts: { repo: h.chartRepo },
-            namespace: KARMADA_SYSTEM_NAMESPACE,
-            // Off kind, KarmadaEtcd owns the namespace.
-            createNamespace: !etcd,
-            // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
-            values:
-                published && etcd
-                    ? karmadaChartValues({
-                          ...chart,
-                          published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate },
-                      })
-                    : karmadaChartValues({ ...chart, kind: h.kind }),
-            timeout: h.timeoutSeconds,
-        },
-        // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
-        { parent, provider: h.hostProvider, dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : inheritedDependsOn(opts) },
-    );
+    // On an existing host the namespace is Kamino's: a destroy deletes it after the release, and with it
+    // what the chart leaves there (chart-uninstall.ts). Highly available, KarmadaEtcd owns it.
+    const namespace =
+        h.existingHost && !etcd
+            ? new k8s.core.v1.Namespace(
+                  `${name}-ns`,
+                  { metadata: { name: KARMADA_SYSTEM_NAMESPACE } },
+                  { parent, provider: h.hostProvider, dependsOn: inheritedDependsOn(opts) },
+              )
+            : undefined;
+    const release = chartRelease(name, h, { etcd, namespace }, parent, opts);
+    if (h.existingHost) {
+        if (!h.hostKubeconfig) throw new Error("KarmadaControlPlane's helm install on an existing host needs 'hostKubeconfig'");
+        new ChartUninstallGuard(
+            `${name}-uninstall-guard`,
+            { hostKubeconfig: h.hostKubeconfig, namespace: KARMADA_SYSTEM_NAMESPACE },
+            { parent, dependsOn: [release] },
+        );
+    }
     // The chart's pre-install Job writes this Secret; it is not part of the release manifest.
     const generated = k8s.core.v1.Secret.get(`${name}-generated-kubeconfig`, `${KARMADA_SYSTEM_NAMESPACE}/karmada-kubeconfig`, {
         parent,
@@ -208,6 +212,45 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
         );
         return { etcd, release, publicService, kubeconfig };
     }
-    const hostPort = h.kind!.apiServerHostPort;
-    return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, `https://127.0.0.1:${hostPort}`))) };
+    const server = h.nodePort!.server;
+    return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, server))) };
+}
+
+/** The chart's Helm release: into the namespace KarmadaEtcd or Kamino owns, else one Helm makes. */
+function chartRelease(
+    name: string,
+    h: KarmadaHelmInstall,
+    owned: { etcd?: KarmadaEtcd; namespace?: k8s.core.v1.Namespace },
+    parent: pulumi.Resource,
+    opts?: pulumi.ComponentResourceOptions,
+): k8s.helm.v3.Release {
+    const { etcd, namespace } = owned;
+    const published = h.published;
+    const chart = { kubectlImage: h.kubectlImage, featureGates: h.featureGates, failover: h.failover, detectionArgs: h.detectionArgs, values: h.values };
+    return new k8s.helm.v3.Release(
+        `${name}-chart`,
+        {
+            name: "karmada",
+            chart: "karmada",
+            version: h.chartVersion,
+            repositoryOpts: { repo: h.chartRepo },
+            namespace: KARMADA_SYSTEM_NAMESPACE,
+            createNamespace: !etcd && !namespace,
+            // Off kind the address must be in the certificate from the first install: an upgrade keeps the certificates.
+            values:
+                published && etcd
+                    ? karmadaChartValues({
+                          ...chart,
+                          published: { host: published.host, etcdServers: etcd.names.servers, etcdClientCertificate: etcd.clientCertificate },
+                      })
+                    : karmadaChartValues({ ...chart, nodePort: h.nodePort }),
+            timeout: h.timeoutSeconds,
+        },
+        // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
+        {
+            parent,
+            provider: h.hostProvider,
+            dependsOn: etcd ? [etcd, etcd.criticalPodsQuota, etcd.chartWaitService] : namespace ? [namespace] : inheritedDependsOn(opts),
+        },
+    );
 }

@@ -17,7 +17,7 @@ export const ETCD_MEMBERS = 3;
  * registry.k8s.io publishes etcd as `<version>-0` (3.6.10-0 and 3.6.11-0 are known); distroless,
  * with etcd and etcdctl, no shell.
  */
-export const ETCD_IMAGE = "registry.k8s.io/etcd:3.6.14-0";
+export const ETCD_IMAGE = `registry.k8s.io/etcd:${DEFAULTS.karmadaEtcdImageTag}`;
 /**
  * The Service chart v1.18.2's karmada-apiserver waits for in its `wait` init container
  * (`templates/_helpers.tpl`, `karmada.initContainer.waitEtcd`, included whatever `etcd.mode` is):

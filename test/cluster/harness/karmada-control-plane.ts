@@ -261,7 +261,8 @@ export async function recordControllerManager(c: KubeClient, command: readonly s
                     containers: [
                         {
                             name: "karmada-controller-manager",
-                            image: "karmada/karmada-controller-manager:v1.18.2",
+                            // The version the harness runs: the toolchain builds Kamino's default (toolchain/versions.env).
+                            image: `karmada/karmada-controller-manager:${DEFAULTS.karmadaChartVersion}`,
                             command: ["/bin/karmada-controller-manager", ...command],
                         },
                     ],

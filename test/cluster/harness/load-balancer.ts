@@ -2,6 +2,8 @@
 // as a cloud's would be in front of the chart's apiserver pods: Kamino reaches Karmada at a
 // configured `kamino:karmada.endpoint` that is not the kubeconfig's 127.0.0.1, and the tests count
 // what came through it. TLS passes through; the Karmada serving certificate names the address.
+// With a backend host it is a port mapping as kind's (Docker's) is: a port of this machine forwarded
+// to a NodePort of a real node.
 import * as net from "net";
 
 /** The second loopback address (Linux routes all of 127.0.0.0/8 to lo). */
@@ -19,6 +21,8 @@ export class LoadBalancer {
         readonly port: number,
         /** Where it listens: PUBLISHED_ADDRESS, or a real-node network's gateway, where pods reach it. */
         readonly address = PUBLISHED_ADDRESS,
+        /** Where the backend listens: this machine, or a real node's address (a NodePort behind a port mapping). */
+        private readonly backendHost = "127.0.0.1",
     ) {}
 
     /** `<address>:<port>`, as `kamino:karmada.endpoint` takes it. */
@@ -29,7 +33,7 @@ export class LoadBalancer {
     async start(): Promise<this> {
         this.server = net.createServer((client) => {
             this.connections++;
-            const backend = net.connect({ host: "127.0.0.1", port: this.backendPort });
+            const backend = net.connect({ host: this.backendHost, port: this.backendPort });
             for (const s of [client, backend]) {
                 this.sockets.add(s);
                 s.on("close", () => this.sockets.delete(s));

@@ -3,6 +3,7 @@
 // busybox-static and curl). Built once per process into a directory of archives (oci-image.ts).
 import * as fs from "fs";
 import * as path from "path";
+import { DEFAULTS } from "../../../components/config";
 import { ETCD_IMAGE } from "../../../components/karmada/control-plane/etcd-cluster";
 import { buildImageArchive, debianBinaryFiles, ImageFile, ImageSpec } from "./oci-image";
 import { PAUSE_IMAGE } from "./node-config";
@@ -32,6 +33,14 @@ const BUSYBOX_APPLETS = [
     "hostname",
     "date",
     "httpd",
+    "sed",
+    "wc",
+    "tr",
+    "base64",
+    "cp",
+    "rm",
+    "head",
+    "tail",
     "mkdir",
     "ps",
 ];
@@ -81,9 +90,18 @@ export interface ImageBinaries {
     "karmada-agent": string;
 }
 
+/** The Karmada version the toolchain builds (toolchain/versions.env), which Kamino's default chart starts. */
+export const KARMADA_VERSION = DEFAULTS.karmadaChartVersion;
+
+const bin = (name: string, source: string): ImageFile => ({ target: `/usr/local/bin/${name}`, source });
+/** busybox's applets a Job's script calls besides its own programs. */
+const busybox = (): ImageFile[] => [
+    { target: "/bin/busybox", source: "/bin/busybox" },
+    ...BUSYBOX_APPLETS.map((a) => ({ target: `/bin/${a}`, symlink: "busybox" })),
+];
+
 /** The images of the real-node tests. `agentImage` is the name Kamino's Pull members reference. */
-export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/karmada-agent:v1.18.2"): ImageSpec[] {
-    const bin = (name: string, source: string): ImageFile => ({ target: `/usr/local/bin/${name}`, source });
+export function imageSpecs(bins: ImageBinaries, agentImage = `${DEFAULTS.karmadaAgentImage}:${KARMADA_VERSION}`): ImageSpec[] {
     return [
         { name: PAUSE_IMAGE, files: [{ target: "/pause", source: bins.pause }], entrypoint: ["/pause"], user: "65535:65535" },
         { name: COREDNS_IMAGE, files: [{ target: "/coredns", source: bins.coredns }], entrypoint: ["/coredns"] },
@@ -94,8 +112,7 @@ export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/
         {
             name: SHELL_IMAGE,
             files: [
-                { target: "/bin/busybox", source: "/bin/busybox" },
-                ...BUSYBOX_APPLETS.map((a) => ({ target: `/bin/${a}`, symlink: "busybox" })),
+                ...busybox(),
                 ...debianBinaryFiles("/usr/bin/curl"),
                 { target: "/etc/passwd", contents: "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n" },
                 { target: "/etc/group", contents: "root:x:0:\nnogroup:x:65534:\n" },
@@ -104,12 +121,59 @@ export function imageSpecs(bins: ImageBinaries, agentImage = "docker.io/karmada/
         },
         {
             name: IRIS_STANDIN_IMAGE,
-            files: [
-                { target: "/bin/busybox", source: "/bin/busybox" },
-                ...BUSYBOX_APPLETS.map((a) => ({ target: `/bin/${a}`, symlink: "busybox" })),
-                { target: "/usr/local/bin/iris", contents: IRIS_STANDIN_SCRIPT, mode: 0o755 },
-            ],
+            files: [...busybox(), { target: "/usr/local/bin/iris", contents: IRIS_STANDIN_SCRIPT, mode: 0o755 }],
             entrypoint: ["/bin/sh"],
+        },
+    ];
+}
+
+/** The Karmada components the chart starts (`docker.io/karmada/karmada-<c>`), each one program in /bin. */
+export const KARMADA_CHART_COMPONENTS = ["aggregated-apiserver", "controller-manager", "scheduler", "webhook"] as const;
+
+/** Where each binary of the chart's images is: Karmada's components at one version, Kubernetes', and its Jobs' programs. */
+export type ChartImageBinaries = Record<
+    `karmada-${(typeof KARMADA_CHART_COMPONENTS)[number]}` | "kube-apiserver" | "kube-controller-manager" | "kubectl" | "cfssl" | "cfssljson",
+    string
+>;
+
+/** The images of the chart's Jobs and `wait` init containers: its certificate Job's (cfssl) and the others' (kubectl). */
+export const CHART_JOB_IMAGES = ["docker.io/cfssl/cfssl:latest", `docker.io/${DEFAULTS.karmadaKubectlImage}:latest`];
+
+/** The images Karmada's chart references with Kamino's values (test/engine/karmada-chart.test.ts renders the chart to check it), at `version`. */
+export function chartImageSpecs(bins: ChartImageBinaries, version = KARMADA_VERSION): ImageSpec[] {
+    const jobShell = [...busybox(), ...debianBinaryFiles("/bin/bash"), { target: "/etc/passwd", contents: "root:x:0:0:root:/root:/bin/sh\n" }];
+    return [
+        // As Karmada's images: the program in /bin, where the chart's command names it.
+        ...KARMADA_CHART_COMPONENTS.map((c) => ({
+            name: `docker.io/karmada/karmada-${c}:${version}`,
+            files: [{ target: `/bin/karmada-${c}`, source: bins[`karmada-${c}`] }],
+            entrypoint: [`/bin/karmada-${c}`],
+        })),
+        // As registry.k8s.io's: distroless, the program on PATH (the chart's command is `kube-apiserver`).
+        { name: `registry.k8s.io/kube-apiserver:${DEFAULTS.karmadaKubeImageTag}`, files: [bin("kube-apiserver", bins["kube-apiserver"])] },
+        {
+            name: `registry.k8s.io/kube-controller-manager:${DEFAULTS.karmadaKubeImageTag}`,
+            files: [bin("kube-controller-manager", bins["kube-controller-manager"])],
+        },
+        // The certificate Job and the components' `wait` init container: bash, openssl (and its config), cfssl, curl.
+        {
+            name: CHART_JOB_IMAGES[0],
+            files: [
+                ...jobShell,
+                ...debianBinaryFiles("/usr/bin/openssl"),
+                { target: "/usr/lib/ssl/openssl.cnf", source: fs.realpathSync("/usr/lib/ssl/openssl.cnf") },
+                ...debianBinaryFiles("/usr/bin/curl"),
+                bin("cfssl", bins.cfssl),
+                bin("cfssljson", bins.cfssljson),
+            ],
+            entrypoint: ["cfssl"],
+        },
+        // The other Jobs: bash and kubectl (apply -k is kubectl's own kustomize).
+        {
+            name: CHART_JOB_IMAGES[1],
+            files: [...jobShell, bin("kubectl", bins.kubectl)],
+            entrypoint: ["kubectl"],
+            env: ["HOME=/tmp"],
         },
     ];
 }

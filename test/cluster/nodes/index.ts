@@ -2,6 +2,7 @@
 // kube-proxy, CoreDNS), on one network as kind's clusters share the `kind` Docker network. The API:
 //
 //   const nodes = RealNodes.create();                       // the network; images built once per run
+//   (RealNodes.create({ karmadaChartImages: "all" }) adds the images Karmada's chart starts)
 //   const host = await nodes.cluster({ name: "ikofett", nodes: [{ zone: "a" }, { zone: "b" }] });
 //   ... host.kubeconfig, host.client, host.nodes ...
 //   await nodes.close();                                    // every process, mount, namespace, link, cgroup gone
@@ -13,7 +14,7 @@ import * as path from "path";
 import { findNamedBinaries } from "../harness/binaries";
 import { PortAllocator } from "../harness/ports";
 import { runRoot, runTag, sweepRealNodes, SweepReport } from "../../support/node-sweep";
-import { buildImages, imageSpecs } from "./images";
+import { buildImages, CHART_JOB_IMAGES, chartImageSpecs, imageSpecs, KARMADA_CHART_COMPONENTS } from "./images";
 import { CNI_BIN_DIR, RUNC } from "./node-config";
 import { nextNetworkIndex, NodeNetwork } from "./node-network";
 import { RealClusterBinaries, RealNodeCluster, RealNodeClusterOptions } from "./real-node-cluster";
@@ -28,7 +29,7 @@ export {
     CRITICAL_PRIORITY_CLASSES,
 } from "./real-node-cluster";
 export type { RealNodeSpec } from "./real-node-cluster";
-export { SHELL_IMAGE, COREDNS_IMAGE, IRIS_STANDIN_IMAGE } from "./images";
+export { SHELL_IMAGE, COREDNS_IMAGE, IRIS_STANDIN_IMAGE, chartImageSpecs, imageSpecs, KARMADA_VERSION } from "./images";
 export { NodeNetwork } from "./node-network";
 
 const NODE_BINARIES = [
@@ -77,6 +78,22 @@ export function checkRealNodePrerequisites(): void {
     if (missing.length) throw new Error(`real nodes need: ${missing.join("; ")}`);
 }
 
+/** What the nodes of a network are given besides the base images. */
+export interface RealNodesOptions {
+    /** The images Karmada's chart starts (chartImageSpecs): all (its components, Kubernetes' and its Jobs'), or its Jobs' only. */
+    karmadaChartImages?: "all" | "jobs";
+}
+
+/** The programs of the chart's images (images.ts chartImageSpecs). */
+const CHART_BINARIES = [
+    ...KARMADA_CHART_COMPONENTS.map((c) => `karmada-${c}` as const),
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kubectl",
+    "cfssl",
+    "cfssljson",
+] as const;
+
 /** A network of real-node clusters, and everything on it. */
 export class RealNodes {
     readonly clusters: RealNodeCluster[] = [];
@@ -87,13 +104,16 @@ export class RealNodes {
     private constructor(
         readonly network: NodeNetwork,
         readonly root: string,
+        opts: RealNodesOptions,
     ) {
         this.bins = findNamedBinaries(NODE_BINARIES, ["cluster", "nodes"]);
-        this.images = buildImages(path.join(runRoot(network.tag), "images"), imageSpecs(this.bins));
+        const chart = opts.karmadaChartImages ? chartImageSpecs(findNamedBinaries(CHART_BINARIES, ["cluster", "chart"])) : [];
+        const specs = [...imageSpecs(this.bins), ...(opts.karmadaChartImages === "jobs" ? chart.filter((c) => CHART_JOB_IMAGES.includes(c.name)) : chart)];
+        this.images = buildImages(path.join(runRoot(network.tag), "images"), specs);
     }
 
     /** The network (a bridge) for this run's next index; images built once per run. */
-    static create(): RealNodes {
+    static create(opts: RealNodesOptions = {}): RealNodes {
         checkRealNodePrerequisites();
         const network = new NodeNetwork(runTag(), nextNetworkIndex());
         const root = path.join(runRoot(network.tag), network.scope.slice(-2));
@@ -101,7 +121,7 @@ export class RealNodes {
         sweepRealNodes(network.tag, network.scope.slice(-2));
         fs.mkdirSync(root, { recursive: true });
         network.up();
-        return new RealNodes(network, root);
+        return new RealNodes(network, root, opts);
     }
 
     /** Starts a cluster on the network and waits until its nodes, DNS and storage are ready. */

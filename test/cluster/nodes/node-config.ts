@@ -28,6 +28,8 @@ export interface NodeLayout {
     cgroupRoot: string;
     /** Labels the kubelet registers the Node with, e.g. its zone. */
     labels: Record<string, string>;
+    /** Taints the kubelet registers the Node with, as `key[=value]:Effect`. */
+    taints?: string[];
 }
 
 /** The files of a node, by their paths under `dir`. */

@@ -27,7 +27,11 @@ function sysctl(netns: string, key: string, value: string): void {
 
 /** One node's place on the network. */
 export interface NodeAttachment {
+    /** The cluster the node is in. */
+    cluster: string;
     netns: string;
+    /** The host side of its veth pair, on the bridge. */
+    link: string;
     ip: string;
     podCidr: string;
 }
@@ -90,12 +94,12 @@ export class NodeNetwork {
     /**
      * Creates the namespace of a node (its `n`th on this network, 0-based): `eth0` with address
      * 10.250.<index>.<10+n>, a default route to the bridge, forwarding on, bridged pod traffic through
-     * iptables (kube-proxy needs it), and routes to the pod subnets of the nodes already here.
+     * iptables (kube-proxy needs it), and routes to the pod subnets of its cluster's nodes already here.
      */
     attach(cluster: string, node: string, podCidr: string): NodeAttachment {
         const n = this.nodes.length;
-        const a: NodeAttachment = { netns: this.netnsName(cluster, node), ip: `10.250.${this.index}.${10 + n}`, podCidr };
         const hostSide = `kmv${this.scope}${n.toString(16).padStart(2, "0")}`;
+        const a: NodeAttachment = { cluster, netns: this.netnsName(cluster, node), link: hostSide, ip: `10.250.${this.index}.${10 + n}`, podCidr };
         ip("netns", "add", a.netns);
         ip("link", "add", hostSide, "type", "veth", "peer", "name", "eth0", "netns", a.netns);
         ip("link", "set", hostSide, "master", this.bridge);
@@ -106,7 +110,8 @@ export class NodeNetwork {
         ip("-n", a.netns, "route", "add", "default", "via", this.gateway);
         sysctl(a.netns, "net.ipv4.ip_forward", "1");
         sysctl(a.netns, "net.bridge.bridge-nf-call-iptables", "1");
-        for (const other of this.nodes) {
+        // Pod subnets are routed within a cluster only: clusters on one network reuse them, as kind's do.
+        for (const other of this.nodes.filter((o) => o.cluster === cluster)) {
             ip("-n", a.netns, "route", "add", other.podCidr, "via", other.ip);
             ip("-n", other.netns, "route", "add", a.podCidr, "via", a.ip);
         }

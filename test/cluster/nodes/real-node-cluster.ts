@@ -30,6 +30,11 @@ export type RealClusterBinaries = Pick<Binaries, "etcd" | "kube-apiserver" | "ku
 export interface RealNodeSpec {
     /** Its zone (label `topology.kubernetes.io/zone`). */
     zone?: string;
+    /**
+     * A control-plane node as kind's beside a worker: labelled `node-role.kubernetes.io/control-plane`
+     * and tainted NoSchedule, so workloads go to the workers (its NodePorts still answer).
+     */
+    controlPlane?: boolean;
     /** Local PersistentVolumes on it (default 1). */
     volumes?: number;
 }
@@ -55,6 +60,9 @@ export interface RealNodeClusterOptions {
     timeoutScale?: number;
 }
 
+/** The label and taint key of a control-plane node, as kubeadm (and so kind) sets them. */
+export const CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
+
 export class RealNodeCluster {
     readonly supervisor: ProcessSupervisor;
     readonly nodes: RealNode[] = [];
@@ -77,14 +85,28 @@ export class RealNodeCluster {
         return this.plan.kubeconfig;
     }
 
-    /** The control plane, then the nodes (in parallel), then DNS and storage; resolves when all are ready. */
+    /** The API server's URL on the network, where pods of every cluster reach it. */
+    get networkServer(): string {
+        return `https://${this.opts.network.gateway}:${this.plan.port}`;
+    }
+
+    /**
+     * The control plane, then the nodes (in parallel), then DNS and storage; resolves when all are
+     * ready. A cluster of no nodes is its API server alone, as a loopback fleet's member, but reached
+     * by pods on the network at the gateway, as a kind cluster's API is on the `kind` network.
+     */
     async start(): Promise<void> {
         const o = this.opts;
         this.plan = await planCluster(o.root, o.name, "host", o.ports, [o.network.gateway, KUBERNETES_SERVICE_IP]);
         await this.startControlPlane();
+        if (o.nodes.length === 0) return;
         const nodes = o.nodes.map((spec, i) => this.addNode(spec, i));
         await Promise.all(nodes.map((n) => this.startNode(n)));
         await this.waitForNodesReady();
+        // The kubelet may not set a node-role label itself (kubelet's --node-labels refuses it): as kubeadm does, the API sets it.
+        for (const n of this.nodes.filter((_, i) => o.nodes[i].controlPlane)) {
+            await this.client.mergePatch(resourcePath("v1", "nodes", { name: n.name }), { metadata: { labels: { [CONTROL_PLANE_ROLE]: "" } } });
+        }
         if (o.limitCriticalPriority) await this.applyAll([criticalPodsQuota("kube-system", "gcp-critical-pods")]);
         await this.applyAll(clusterDnsObjects(DNS_SERVICE_IP));
         await this.makeLocalVolumes();
@@ -145,10 +167,12 @@ export class RealNodeCluster {
                 dnsIp: DNS_SERVICE_IP,
                 cgroupRoot: `/${this.opts.network.bridge}/${name}`,
                 labels: spec.zone ? { "topology.kubernetes.io/zone": spec.zone } : {},
+                taints: spec.controlPlane ? [`${CONTROL_PLANE_ROLE}:NoSchedule`] : [],
             },
             a.netns,
             this.opts.bins,
             this.supervisor,
+            a.link,
         );
         this.nodes.push(node);
         return node;

@@ -40,6 +40,8 @@ export class RealNode {
         readonly netns: string,
         private readonly bins: NodeBinaries,
         private readonly supervisor: ProcessSupervisor,
+        /** The host side of the node's link to the network: its cable, which a power cut takes down. */
+        private readonly link?: string,
     ) {
         this.paths = nodePaths(layout.dir);
     }
@@ -112,6 +114,9 @@ export class RealNode {
      * the cluster's control plane, on this machine, stays up. Returns how many processes were killed.
      */
     async powerOff(): Promise<number> {
+        // First its network: a node without power neither answers nor forwards (its namespace's routes and
+        // kube-proxy's rules outlive the processes here, and would still carry NodePort traffic to other nodes).
+        if (this.link) execFileSync("ip", ["link", "set", this.link, "down"]);
         const own = this.processes.filter((p) => !p.exit);
         await Promise.all(own.map((p) => this.supervisor.killOne(p)));
         const killed = own.length + killAll(() => processesOf(`${this.layout.cgroupRoot}/`, this.layout.dir));
@@ -127,6 +132,7 @@ export class RealNode {
      */
     async powerOn(timeoutMs = 60_000): Promise<void> {
         if (this.processes.some((p) => !p.exit)) throw new Error(`${this.name} is not powered off`);
+        if (this.link) execFileSync("ip", ["link", "set", this.link, "up"]);
         // In the order they first started: containerd (startRuntime), then the kubelet and kube-proxy.
         const [runtime, ...kubernetes] = this.processes.splice(0);
         const containerd = this.supervisor.restart(runtime);
@@ -148,6 +154,7 @@ export class RealNode {
             `--hostname-override=${l.name}`,
             `--node-ip=${l.ip}`,
             ...(labels ? [`--node-labels=${labels}`] : []),
+            ...(l.taints?.length ? [`--register-with-taints=${l.taints.join(",")}`] : []),
             "--v=1",
         ]);
         this.startIn("kube-proxy", this.bins["kube-proxy"], [`--config=${this.paths.kubeProxyConfig}`, "--v=1"]);

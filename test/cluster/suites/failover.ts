@@ -9,7 +9,9 @@
 // `--watch --json` that sees it tainted, then evicted, then Running on the backup), after its
 // return, after failback (also its human output), and once the stack is gone. Karmada dials ikoclone
 // at a front (the stack declares it there), so that a test can refuse it for an exact time: the
-// guard's points (failover-bound.ts), a refusal below the bound and a hang above it.
+// guard's points (failover-bound.ts), a refusal below the bound and a hang above it. A NetworkPolicy around
+// federated-iris (kamino:irisClusters[].networkPolicy) follows it through the Failed report's
+// failover (failover-network-policy.ts).
 import { ChildProcess, execFile, spawn } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
@@ -18,6 +20,7 @@ import { renderStatus } from "../../../components/live/status-view";
 import { EngineSandbox, REPO } from "../../support/engine";
 import { runPulumi } from "../../support/pulumi-cli";
 import { blink, comeBack, copyOn, goneFrom, outage, placementOf, runsOn } from "../failover-scenario";
+import { FailoverSuiteParts, networkPolicyAfterFailover, networkPolicyBeforeFailover } from "./failover-network-policy";
 import { IkoPlayer, KubeObject, LoopbackFleet, MemberFront, resourcePath, waitFor } from "../harness";
 import { LICENSE, licenseSecretId, loopbackStack } from "../loopback-stack";
 import { SuiteReport } from "../scaffold/report";
@@ -304,7 +307,10 @@ function outageAndReturn(): void {
     });
 }
 
-/** After the return: failback, a Failed IrisCluster moved by Karmada, a hang that moves it, and destroy. */
+/** What the NetworkPolicy's tests read of this suite, when they run. */
+const parts = (): FailoverSuiteParts => ({ fleet, stack, report, first: FIRST, backup: BACKUP });
+
+/** After the return: failback, a NetworkPolicy set, a Failed IrisCluster moved by Karmada (with the NetworkPolicy), a hang that moves it, and destroy. */
 function afterTheReturn(): void {
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
@@ -350,6 +356,8 @@ function afterTheReturn(): void {
         expect(human.stdout).toContain(`${ID}: as placed, runs on ${FIRST}\n`);
     });
 
+    networkPolicyBeforeFailover(parts);
+
     test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
         const t = Date.now();
         iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
@@ -362,6 +370,8 @@ function afterTheReturn(): void {
         }
         expect(await noOpUp()).toEqual([BACKUP]);
     });
+
+    networkPolicyAfterFailover(parts);
 
     hungAboveBound(bound);
 
