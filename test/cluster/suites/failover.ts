@@ -312,6 +312,48 @@ const parts = (): FailoverSuiteParts => ({ fleet, stack, report, first: FIRST, b
 
 /** After the return: failback, a NetworkPolicy set, a Failed IrisCluster moved by Karmada (with the NetworkPolicy), a hang that moves it, and destroy. */
 function afterTheReturn(): void {
+    failbackByCommand();
+
+    networkPolicyBeforeFailover(parts);
+
+    test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
+        const t = Date.now();
+        iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
+        try {
+            await runsOn(fleet, ID, BACKUP);
+            record("Failed to Running on the backup", (Date.now() - t) / 1000);
+            await goneFrom(fleet, ID, FIRST);
+        } finally {
+            iko.report(FIRST);
+        }
+        expect(await noOpUp()).toEqual([BACKUP]);
+    });
+
+    networkPolicyAfterFailover(parts);
+
+    hungAboveBound(bound);
+
+    test("destroy leaves nothing: state, template, copies, taint policy", async () => {
+        expect((await stack.destroy()).summary.result).toBe("succeeded");
+        for (const m of [FIRST, BACKUP]) await goneFrom(fleet, ID, m);
+        expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
+        const state = await stack.exportStack();
+        expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+        // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
+        const gone = await status(["--stack", STACK]);
+        expect([gone.code, gone.stdout, gone.stderr]).toEqual([
+            1,
+            "",
+            `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`,
+        ]);
+        const none = await status(["--stack", "no-such-stack"]);
+        expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
+        expect((await status(["--stack"])).code).toBe(2);
+    });
+}
+
+/** `npm run failback`, as a user runs it: Running on the first member again, and what status says of it. */
+function failbackByCommand(): void {
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
         const { stdout } = await promisify(execFile)(
@@ -354,42 +396,5 @@ function afterTheReturn(): void {
         expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+rescheduled\\s+${BACKUP}\\s`, "m"));
         expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+failback\\s+${FIRST}\\s`, "m"));
         expect(human.stdout).toContain(`${ID}: as placed, runs on ${FIRST}\n`);
-    });
-
-    networkPolicyBeforeFailover(parts);
-
-    test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
-        const t = Date.now();
-        iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
-        try {
-            await runsOn(fleet, ID, BACKUP);
-            record("Failed to Running on the backup", (Date.now() - t) / 1000);
-            await goneFrom(fleet, ID, FIRST);
-        } finally {
-            iko.report(FIRST);
-        }
-        expect(await noOpUp()).toEqual([BACKUP]);
-    });
-
-    networkPolicyAfterFailover(parts);
-
-    hungAboveBound(bound);
-
-    test("destroy leaves nothing: state, template, copies, taint policy", async () => {
-        expect((await stack.destroy()).summary.result).toBe("succeeded");
-        for (const m of [FIRST, BACKUP]) await goneFrom(fleet, ID, m);
-        expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
-        const state = await stack.exportStack();
-        expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
-        // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
-        const gone = await status(["--stack", STACK]);
-        expect([gone.code, gone.stdout, gone.stderr]).toEqual([
-            1,
-            "",
-            `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`,
-        ]);
-        const none = await status(["--stack", "no-such-stack"]);
-        expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
-        expect((await status(["--stack"])).code).toBe(2);
     });
 }
