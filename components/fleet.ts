@@ -1,9 +1,11 @@
 // Fleet: composes the clusters, their add-ons, the Karmada control plane, the joins, the CRD
-// copy, synced Secrets and federated IrisClusters. The only place that knows the order.
+// copy, what follows the IrisClusters (config/followers) and the federated IrisClusters. The only
+// place that knows the order.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { FleetPlan, GkeClusterConfig, IrisClusterPlan, MirrorPlan } from "./config";
 import { FederatedConfigMaps } from "./federation/config-maps";
+import { declareFollowers, FollowerComponents } from "./federation/followers";
 import { CrdMirror, CrdReader } from "./karmada/control-plane/crd-mirror";
 import { IrisCluster } from "./crds";
 import { FederatedIrisCluster } from "./federation/federated-iris";
@@ -16,7 +18,7 @@ import { KarmadaControlPlane } from "./karmada/control-plane/control-plane";
 import { KarmadaFailover } from "./karmada/failover/failover-taints";
 import { AgentReadyWaiter } from "./karmada/members/pull-member";
 import { FleetMember, joinMember, LiveMember, syncModeGate } from "./karmada/members/join";
-import { KarmadaWorks, removedManifestsCleanup } from "./federation/manifest-cleanup";
+import { KarmadaWorks, removedObjectsCleanup } from "./federation/manifest-cleanup";
 import { FederatedManifests } from "./federation/manifests";
 import { RegistryCredentials } from "./common/secret-data";
 import { KarmadaContext } from "./common/karmada-context";
@@ -41,7 +43,7 @@ export interface FleetArgs {
     crdReader?: CrdReader;
     /** How `up` waits for IrisClusters to run on their members; the default polls Karmada. */
     runningWaiter?: RunningWaiter;
-    /** How `up` reaches Karmada's Works to clean up removed manifests (manifest-cleanup.ts); the default asks its API. */
+    /** How `up` reaches Karmada's Works to clean up removed manifests and followers' objects (manifest-cleanup.ts); the default asks its API. */
     karmadaWorks?: (karmadaKubeconfig: string) => KarmadaWorks;
     /**
      * The version of an existing Karmada (`kamino:karmada.existingKubeconfigPath`), for the image of
@@ -82,6 +84,8 @@ export class Fleet extends pulumi.ComponentResource {
     public readonly configMaps?: FederatedConfigMaps;
     /** The objects of `kamino:manifests` files, when the config has any. */
     public readonly manifests?: FederatedManifests;
+    /** Each follower's component (config/followers), keyed by follower id, when the plan has objects of it. */
+    public readonly followers: FollowerComponents;
     /** The ClusterTaintPolicy that makes failover fire, when some IrisCluster is placed in failover mode. */
     public readonly failover?: KarmadaFailover;
     /** Summaries of all clusters (stack output). */
@@ -128,20 +132,29 @@ export class Fleet extends pulumi.ComponentResource {
         this.crdMirror = this.mirrorIrisCrd(hostCluster, cfg.iko.crdWaitSeconds, args.crdReader, onKarmada);
         const interpreter = new IrisClusterInterpreter("iris-interpreter", { karmada: onKarmada }, { parent: this });
 
-        // 6. Failover taints, 7. namespaces, 8. synced Secrets, 9. federated IrisClusters.
+        // 6. Failover taints, 7. namespaces, 8. what follows the IrisClusters (config/followers), 9. federated IrisClusters.
         this.failover = this.failoverTaints(plan, onKarmada);
         const namespaces = this.namespaces(plan, onKarmada);
-        this.secretSync = this.syncSecrets(plan, args.secretValues, onKarmada, namespaces);
-        this.configMaps = this.federateConfigMaps(plan, onKarmada, namespaces);
-        this.manifests = this.federateManifests(plan, onKarmada, namespaces);
-        // Dependencies exist in Karmada before the IrisClusters naming them, so the first schedule sends them along.
+        const followers = declareFollowers({
+            plan,
+            karmada: onKarmada,
+            secretValues: args.secretValues,
+            // After every member's join (an object in `default` has no namespace to wait for), removed before it.
+            after: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)],
+            failover: this.failover,
+            parent: this,
+        });
+        this.followers = followers.components;
+        this.secretSync = followers.components.secrets;
+        this.configMaps = followers.components["config-maps"];
+        this.manifests = followers.components.manifests;
+        // What Karmada sends with an IrisCluster exists before it, so the first schedule sends it along.
         const prerequisites = [
             this.crdMirror,
             interpreter,
             ...Object.values(this.members).map((m) => m.cluster),
             ...namespaces,
-            ...(this.secretSync ? [this.secretSync] : []),
-            ...(this.configMaps ? [this.configMaps] : []),
+            ...followers.prerequisites,
             ...(this.failover ? [this.failover] : []),
         ];
         for (const ic of plan.irisClusters)
@@ -201,7 +214,7 @@ export class Fleet extends pulumi.ComponentResource {
 
     /** Joins every cluster but the host, once IKO is on it. */
     private joinMembers(plan: FleetPlan, args: FleetArgs, karmada: KarmadaContext): void {
-        const narrowAfter = removedManifestsCleanup(plan.config, this.karmada.kubeconfig, args.karmadaWorks, this);
+        const narrowAfter = removedObjectsCleanup(plan, this.karmada.kubeconfig, args.karmadaWorks, this);
         const target = {
             ...karmada,
             kubeconfig: this.karmada.kubeconfig,
@@ -243,62 +256,6 @@ export class Fleet extends pulumi.ComponentResource {
                         dependsOn: Object.values(this.members).flatMap((m) => m.propagatesAfter),
                     },
                 ),
-        );
-    }
-
-    /** The synced Secrets, when the config has any. */
-    private syncSecrets(
-        plan: FleetPlan,
-        secretValues: FleetArgs["secretValues"],
-        karmada: KarmadaContext,
-        namespaces: pulumi.Resource[],
-    ): SecretSync | undefined {
-        if (plan.secrets.length === 0) return undefined;
-        return new SecretSync(
-            "secrets",
-            {
-                // A Secret an IrisCluster names and no placement places follows that IrisCluster only.
-                secrets: plan.secrets.map((s) => ({ ...s, values: secretValues[s.config.fromConfig] })),
-                karmada,
-                tolerateFailoverTaint: plan.failover,
-            },
-            // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
-            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
-        );
-    }
-
-    /** The ConfigMaps, when the config has any; most travel only as dependencies of IrisClusters. */
-    private federateConfigMaps(plan: FleetPlan, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedConfigMaps | undefined {
-        if (plan.configMaps.length === 0) return undefined;
-        return new FederatedConfigMaps(
-            "config-maps",
-            {
-                configMaps: plan.configMaps,
-                karmada,
-                tolerateFailoverTaint: plan.failover,
-            },
-            // After every member's join (a Secret in `default` has no namespace to wait for), removed before it.
-            { parent: this, dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter)] },
-        );
-    }
-
-    /**
-     * The objects of `kamino:manifests`, when the config has any: after their namespaces and after
-     * Karmada's rights on every member (narrow access widens to their kinds), which they outlive.
-     */
-    private federateManifests(plan: FleetPlan, karmada: KarmadaContext, namespaces: pulumi.Resource[]): FederatedManifests | undefined {
-        if (plan.manifests.length === 0) return undefined;
-        return new FederatedManifests(
-            "manifests",
-            {
-                manifests: plan.manifests,
-                karmada,
-                tolerateFailoverTaint: plan.failover,
-            },
-            {
-                parent: this,
-                dependsOn: [...namespaces, ...Object.values(this.members).flatMap((m) => m.propagatesAfter), ...(this.failover ? [this.failover] : [])],
-            },
         );
     }
 

@@ -12,6 +12,7 @@ import {
     FAILOVER_WEBHOOK_ARGS,
     failoverTaintPolicySpec,
 } from "../karmada/failover/failover";
+import { RETURN_FLAGS } from "../karmada/failover/detection";
 import { describeError, kubeRequest } from "../live/kube-read";
 
 /** What the check asks the live control plane; injected so that tests can answer. */
@@ -127,11 +128,21 @@ export async function failoverReadiness(probe: KarmadaProbe, detection: Readonly
         const missing = missingControllerSettings(command);
         if (missing.length > 0)
             problems.push(`karmada-controller-manager runs without ${missing.join(" ")}. Fix: add ${missing.length > 1 ? "them" : "it"} to its command line`);
-        const slower = detectionMismatches(command, detection);
+        const differ = detectionMismatches(command, detection);
+        const isReturn = (f: string) => RETURN_FLAGS.some((k) => f.startsWith(`--${k}=`));
+        const slower = differ.filter((f) => !isReturn(f));
         if (slower.length > 0) {
             notes.push(
                 `karmada-controller-manager does not run with the failure detection of kamino:karmada.failureDetectionSeconds (${slower.join(" ")}); ` +
                     "Kamino does not configure a Karmada it did not install, so members are marked not Ready on its own schedule",
+            );
+        }
+        const back = differ.filter(isReturn);
+        if (back.length > 0) {
+            notes.push(
+                `karmada-controller-manager does not run with ${back.join(" ")}: a Push member that answers again after being marked not Ready ` +
+                    "stays not Ready for its own --cluster-success-threshold (30 s by default), so an outage that failoverAfterSeconds should absorb " +
+                    "can move IrisClusters anyway (docs/disaster-recovery.md, the bound); Kamino does not configure a Karmada it did not install",
             );
         }
     }

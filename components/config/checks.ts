@@ -5,10 +5,10 @@ import { memberNames, useMembers } from "./placement";
 import { ConfigPath, hasOwn, Problem } from "./problems";
 import { KEY_SCHEMAS, PlacementConfig } from "./schema";
 import type { CheckContext, CheckedConfig, ConfigCheck } from "./context";
-import { checkConfigMaps, checkDependencyReferences, checkFollowingSecrets } from "./dependencies";
+import { checkDependencyReferences } from "./dependencies";
 import { checkFailoverPlacements } from "./failover";
-import { checkManifests } from "./manifests";
-import { checkSecretSource, secretSourceKeys } from "./secrets";
+import { checkFollowerObjectsInManifests, followerChecks, followerPlacements } from "./followers/derived";
+import { secretSourceKeys } from "./secrets";
 import { checkKarmadaEtcd, checkKarmadaHost } from "./karmada-host";
 import { checkEtcdBackup, checkEtcdZones } from "./karmada-etcd";
 import { checkSyncModes } from "./sync-mode";
@@ -200,7 +200,7 @@ export function checkIrisClusters(cfg: CheckedConfig): Problem[] {
     return problems;
 }
 
-/** Placements of IrisClusters, Secrets, ConfigMaps and manifests name member clusters of this fleet. */
+/** Placements of IrisClusters and of the followers' entries (Secrets, ConfigMaps, manifests) name member clusters of this fleet. */
 export function checkPlacements(cfg: CheckedConfig): Problem[] {
     const names = new Set(cfg.clusters.map((c) => c.name));
     const members = memberNames(cfg);
@@ -216,27 +216,8 @@ export function checkPlacements(cfg: CheckedConfig): Problem[] {
         );
     return [
         ...(cfg.irisClusters ?? []).flatMap((ic, i) => check(["irisClusters", i, "placement"], ic.placement)),
-        ...(cfg.secrets ?? []).flatMap((s, i) => check(["secrets", i, "placement"], s.placement)),
-        ...(cfg.configMaps ?? []).flatMap((c, i) => check(["configMaps", i, "placement"], c.placement)),
-        ...(cfg.manifests ?? []).flatMap((m, i) => check(["manifests", i, "placement"], m.placement)),
+        ...followerPlacements(cfg).flatMap((p) => check(p.path, p.placement)),
     ];
-}
-
-/** Synced Secrets are unique, and each names a secret config key holding the fields its type needs. */
-export function checkSecrets(cfg: CheckedConfig, { input, env }: CheckContext): Problem[] {
-    const problems: Problem[] = [];
-    const first = new Map<string, number>();
-    (cfg.secrets ?? []).forEach((s, i) => {
-        const id = `${s.namespace}/${s.name}`;
-        const earlier = first.get(id);
-        if (earlier === undefined) first.set(id, i);
-        else problems.push({ path: ["secrets", i, "name"], reason: `duplicate Secret '${id}' (also secrets[${earlier}])`, fix: "remove one, or rename it" });
-        problems.push(...checkSecretSource(["secrets", i, "fromConfig"], s.fromConfig, s.type, input, env));
-    });
-    if (cfg.iko?.imagePullSecretFromConfig) {
-        problems.push(...checkSecretSource(["iko", "imagePullSecretFromConfig"], cfg.iko.imagePullSecretFromConfig, "dockerconfigjson", input, env));
-    }
-    return problems;
 }
 
 /** Any other key in the namespace is a typo or a leftover: neither a known key nor a secret source. */
@@ -271,11 +252,10 @@ export const CROSS_CHECKS: ConfigCheck[] = [
     checkPlacements,
     checkFailoverPlacements,
     checkMirrors,
-    checkSecrets,
-    checkConfigMaps,
+    // Each follower's own checks, in registry order (config/followers), then what spans them.
+    ...followerChecks(),
     checkDependencyReferences,
-    checkFollowingSecrets,
-    checkManifests,
+    checkFollowerObjectsInManifests,
     checkUnknownKeys,
 ];
 

@@ -1,11 +1,11 @@
 // What an IrisCluster depends on, as config names it (the ConfigMap and Secrets Karmada makes follow
-// the IrisCluster, see DEPENDENCIES_LUA in iris-interpreter.ts), and the checks on kamino:configMaps
-// and on those references.
+// the IrisCluster: followers/iko-references.ts), where such an entry goes, and the check on those
+// references. The followers' own checks are in their modules (config/followers).
 import { CONFIG_NAMESPACE } from "./defaults";
 import { resolvePlacement } from "./placement";
 import { ConfigPath, Problem } from "./problems";
-import { ConfigMapConfig, FleetConfig, IrisClusterConfig, MirrorConfig, PlacementConfig } from "./schema";
-import type { CheckContext, CheckedConfig } from "./context";
+import { FleetConfig, IrisClusterConfig, MirrorConfig, PlacementConfig } from "./schema";
+import type { CheckedConfig } from "./context";
 
 /** One object an IrisCluster entry names, and the field (under the entry) that names it. */
 export interface DependencyRef {
@@ -77,64 +77,6 @@ export function dependencyPlacement(
         ...naming.flatMap((i) => irisTargets(cfg, cfg.irisClusters[i])),
     ]);
     return { ownPlacement, targetClusters: cfg.clusters.map((c) => c.name).filter((n) => reach.has(n)) };
-}
-
-/**
- * A Secret that only follows IrisClusters takes its conflict resolution from their policies
- * (Karmada copies it from the IrisCluster's binding), so `overwriteExisting` would do nothing there.
- */
-export function checkFollowingSecrets(cfg: CheckedConfig): Problem[] {
-    const named = namedBy(cfg.irisClusters ?? []);
-    return (cfg.secrets ?? []).flatMap((s, i): Problem[] =>
-        s.overwriteExisting && !hasOwnPlacement(s, named.has(dependencyKey("Secret", s.namespace, s.name)))
-            ? [
-                  {
-                      path: ["secrets", i, "overwriteExisting"],
-                      reason: `Secret '${s.namespace}/${s.name}' has no placement and follows the IrisClusters that name it, whose policies decide conflicts`,
-                      fix: "give it a placement of its own to adopt existing copies ('placement: {}' for every member), or remove overwriteExisting",
-                  },
-              ]
-            : [],
-    );
-}
-
-/**
- * ConfigMaps are unique, each `file` exists, and each one reaches some member: an IrisCluster names
- * it, or it has a placement. One nobody names and without placement is most likely a typo in a
- * `configSource`, so it is an error rather than a ConfigMap sent everywhere.
- */
-export function checkConfigMaps(cfg: CheckedConfig, { env }: CheckContext): Problem[] {
-    const problems: Problem[] = [];
-    const first = new Map<string, number>();
-    const named = namedBy(cfg.irisClusters ?? []);
-    (cfg.configMaps ?? []).forEach((cm: ConfigMapConfig, i) => {
-        const id = `${cm.namespace}/${cm.name}`;
-        const earlier = first.get(id);
-        if (earlier === undefined) first.set(id, i);
-        else
-            problems.push({
-                path: ["configMaps", i, "name"],
-                reason: `duplicate ConfigMap '${id}' (also configMaps[${earlier}])`,
-                fix: "remove one, or rename it",
-            });
-        for (const [key, v] of Object.entries(cm.data)) {
-            if (v.file !== undefined && env.pathExists && !env.pathExists(v.file)) {
-                problems.push({
-                    path: ["configMaps", i, "data", key, "file"],
-                    reason: `file does not exist (ConfigMap '${id}', key '${key}')`,
-                    fix: "create it, or give its path relative to the project directory",
-                });
-            }
-        }
-        if (cm.placement === undefined && !named.has(dependencyKey("ConfigMap", cm.namespace, cm.name))) {
-            problems.push({
-                path: ["configMaps", i],
-                reason: `no IrisCluster in '${cm.namespace}' names ConfigMap '${cm.name}' (configSource) and it has no placement, so it would reach no member`,
-                fix: `set configSource: ${cm.name} on the IrisCluster that reads it, or give it a placement ('placement: {}' for every member)`,
-            });
-        }
-    });
-    return problems;
 }
 
 /**

@@ -37,8 +37,9 @@ export { kindNames, resolveFleetPlan } from "./plan";
 export type { ClusterPlan, DependencyPlan, FleetPlan, IrisClusterPlan, KarmadaPlan, KindNames, MirrorMemberPlan, MirrorPlan } from "./plan";
 export { checkMirrors, drIrisClusterName, MAX_ASYNC_MEMBERS, mirrorNetwork } from "./mirror";
 export { checkSyncModes, isLoopbackHost, kubeconfigServerHost } from "./sync-mode";
-export { checkKarmadaHost, gkePrivateNodes, isAnyNetwork, isCidr, karmadaTopology, parseEndpoint } from "./karmada-host";
+export { checkKarmadaHost, gkePrivateNodes, karmadaTopology, parseEndpoint } from "./karmada-host";
 export type { KarmadaTopology } from "./karmada-host";
+export { cidrFamily, isAnyNetwork, isCidr } from "./cidr";
 export { checkEtcdBackup, checkEtcdZones, gkeNodeZones, GKE_DEFAULT_REGIONAL_ZONES } from "./karmada-etcd";
 export type { Endpoint } from "./karmada-host";
 export { checkFailoverPlacements, failoverIrisClusters, failoverMembers } from "./failover";
@@ -52,14 +53,25 @@ export {
     checkKindNameLength,
     checkNamesUnique,
     checkPlacements,
-    checkSecrets,
     checkUnknownKeys,
 } from "./checks";
+export { checkSecrets, checkFollowingSecrets } from "./followers/secrets";
+export { checkConfigMaps } from "./followers/config-maps";
+export { FOLLOWERS } from "./followers";
+export type { DependencyLookup, Follower, FollowerObjects, KarmadaObject, OwnComponent, PropagatedObject } from "./followers";
+export {
+    checkFollowerObjectsInManifests,
+    dependencyLookups,
+    describedObjects,
+    followerMetadata,
+    followerRights,
+    forDrMember,
+    propagatedObject,
+    registry,
+} from "./followers/derived";
 export type { CheckContext, CheckedConfig, ConfigCheck, ConfigEnvironment } from "./checks";
 export {
-    checkConfigMaps,
     checkDependencyReferences,
-    checkFollowingSecrets,
     dependencyKey,
     dependencyPlacement,
     hasOwnPlacement,

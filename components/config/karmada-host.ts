@@ -6,6 +6,7 @@
 // `endpoint` (existing), open only to `authorizedNetworks`. An existing Karmada
 // (`existingKubeconfigPath`) is not installed by Kamino, so the install-only keys do not apply.
 import { isIP } from "net";
+import { isAnyNetwork, isCidr } from "./cidr";
 import { CONFIG_NAMESPACE } from "./defaults";
 import type { CheckedConfig } from "./context";
 import { Problem } from "./problems";
@@ -48,17 +49,6 @@ function withPort(host: string, text: string): Endpoint | string {
     const port = Number(text);
     return /^\d+$/.test(text) && port >= 1 && port <= 65535 ? { host, port } : `has a port that is not a number from 1 to 65535 (${text})`;
 }
-
-/** An IPv4 or IPv6 CIDR such as 203.0.113.0/24. */
-export function isCidr(text: string): boolean {
-    const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim());
-    if (!m) return false;
-    const family = isIP(m[1]);
-    return family !== 0 && Number(m[2]) <= (family === 4 ? 32 : 128);
-}
-
-/** A CIDR that lets every address in. */
-export const isAnyNetwork = (cidr: string) => /^(0\.0\.0\.0|::)\/0$/.test(cidr.trim());
 
 /**
  * Whether a gke cluster gets private nodes behind Cloud NAT on reserved addresses: as the stack says,

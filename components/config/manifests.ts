@@ -224,7 +224,9 @@ export function readManifests(
 
 /**
  * Why a kind cannot be in a manifest, and what to use instead; undefined when it can. Kamino keeps
- * these itself, with their own keys, and a second copy would fight it for the object.
+ * these itself, with their own keys, and a second copy would fight it for the object. (An object a
+ * follower declares, such as a ConfigMap of kamino:configMaps, is refused by name:
+ * followers/derived.ts checkFollowerObjectsInManifests.)
  */
 function managedKind(o: ManifestObject, cfg: CheckedConfig): { reason: string; fix: string } | undefined {
     const what = `${o.kind} '${o.namespace ? `${o.namespace}/` : ""}${o.name}'`;
@@ -237,14 +239,6 @@ function managedKind(o: ManifestObject, cfg: CheckedConfig): { reason: string; f
             reason: `${what}: a Secret's values belong in encrypted secret config, not in a file${j >= 0 ? ` (it is ${CONFIG_NAMESPACE}:secrets[${j}] already)` : ""}`,
             fix: j >= 0 ? "remove it from the file" : `declare it in ${CONFIG_NAMESPACE}:secrets, its values in a secret config key`,
         };
-    }
-    if (o.group === "" && o.kind === "ConfigMap") {
-        const j = (cfg.configMaps ?? []).findIndex((c) => c.name === o.name && c.namespace === o.namespace);
-        if (j >= 0)
-            return {
-                reason: `${what} is ${CONFIG_NAMESPACE}:configMaps[${j}] already`,
-                fix: `keep it in one place: remove it from the file or from ${CONFIG_NAMESPACE}:configMaps`,
-            };
     }
     if (o.group === "" && o.kind === "Namespace") {
         return {

@@ -2,9 +2,9 @@
 // names and sync mode; where Karmada comes from and how it is reached; where each IrisCluster,
 // Secret, ConfigMap and manifest goes; which members fail over). Components and checks read the
 // plan instead of deriving the same facts again from the config. Pure, like the rest of config/.
-import { CheckedConfig } from "./context";
 import { dependencyPlacement, irisTargets, pairDeclared } from "./dependencies";
 import { failoverMembers } from "./failover";
+import { followerNamespaces } from "./followers/derived";
 import { Endpoint, KarmadaTopology, karmadaTopology, parseEndpoint } from "./karmada-host";
 import { resolvePlacement } from "./placement";
 import { drIrisClusterName, mirrorNetwork } from "./mirror";
@@ -221,16 +221,9 @@ function placedOn(config: FleetConfig, placement: IrisClusterConfig["placement"]
     return placement.mode === "failover" ? placement.clusterNames! : resolvePlacement(config.clusters, placement);
 }
 
-/** Every namespace the config's objects live in, but `default`, first-seen order. */
-function fleetNamespaces(config: Pick<CheckedConfig, "irisClusters" | "secrets" | "configMaps" | "manifests">): string[] {
-    return [
-        ...new Set([
-            ...(config.irisClusters ?? []).map((i) => i.namespace),
-            ...(config.secrets ?? []).map((s) => s.namespace),
-            ...(config.configMaps ?? []).map((c) => c.namespace),
-            ...(config.manifests ?? []).flatMap((m) => m.objects.flatMap((o) => (o.namespace ? [o.namespace] : []))),
-        ]),
-    ].filter((n) => n !== "default");
+/** Every namespace the config's objects live in (the IrisClusters', then each follower's), but `default`, first-seen order. */
+function fleetNamespaces(config: FleetConfig): string[] {
+    return [...new Set([...config.irisClusters.map((i) => i.namespace), ...followerNamespaces(config)])].filter((n) => n !== "default");
 }
 
 /** An entry's mirror: the pair's member and IrisCluster, each DR member's, and their network. */

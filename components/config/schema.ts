@@ -3,50 +3,30 @@
 import { z } from "zod";
 import { DEFAULTS, MAX_CLUSTER_NAME_LENGTH } from "./defaults";
 import { withFix } from "./fix";
+import { FOLLOWER_IRIS_CLUSTER_FIELDS, FOLLOWER_KEYS } from "./followers";
 import { karmadaSchema } from "./karmada-schema";
+import {
+    cidr,
+    CONFIG_MAP_NAME_MESSAGE,
+    dnsLabel,
+    DNS1123_SUBDOMAIN,
+    irisPlacementSchema,
+    labelMap,
+    LABEL_VALUE,
+    LABEL_VALUE_FIX,
+    secretConfigRef,
+    SECRET_NAME_MESSAGE,
+} from "./schema-parts";
+import type { ConfigMapConfig } from "./followers/config-maps";
+import type { ManifestEntryConfig } from "./followers/manifests";
+import type { SecretConfig } from "./followers/secrets";
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-const CONFIG_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
-const IPV4_CIDR = /^\d+\.\d+\.\d+\.\d+\/\d+$/;
 const GCP_ZONE = /^[a-z]+-[a-z]+\d+-[a-z]$/;
 
 export { FIX_MARK, withFix } from "./fix";
 
-const LABEL_VALUE_FIX = "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
 const GCP_ZONE_MESSAGE = withFix("must be a GCP zone such as us-central1-a", "use a zone that 'gcloud compute zones list' shows");
-const CIDR_MESSAGE = withFix("must be an IPv4 CIDR", "write it as address/prefix, e.g. 10.244.0.0/16");
-const CONFIG_MAP_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes ConfigMap name)", "use lower-case letters, digits, '-' and '.'");
-const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
-const SECRET_NAME_MESSAGE = withFix("must be a DNS-1123 subdomain (a Kubernetes Secret name)", "use lower-case letters, digits, '-' and '.'");
-
-const dnsLabel = (what: string, max = 63) =>
-    z
-        .string()
-        .max(max, withFix(`${what} must be at most ${max} characters`, "shorten it"))
-        .regex(
-            DNS1123_LABEL,
-            withFix(
-                `${what} must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)`,
-                "lower-case it and replace any other character with '-'",
-            ),
-        );
-
-const labelMap = z.record(
-    z
-        .string()
-        .regex(
-            /^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
-            withFix("the label key is not valid", "use [prefix/]name: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
-        ),
-    z.string().max(63, withFix("is not a valid label value", LABEL_VALUE_FIX)).regex(LABEL_VALUE, withFix("is not a valid label value", LABEL_VALUE_FIX)),
-);
-
-const secretConfigRef = z
-    .string()
-    .regex(CONFIG_KEY, withFix("must name another kamino config key", "give the key without the 'kamino:' prefix, e.g. irisLicense for kamino:irisLicense"));
 
 const clusterBase = {
     name: dnsLabel("cluster name", MAX_CLUSTER_NAME_LENGTH),
@@ -70,8 +50,8 @@ const kindCluster = z
         provider: z.literal("kind"),
         workers: z.number().int().min(0).max(10).default(DEFAULTS.kindWorkers),
         nodeImage: z.string().min(1).optional(),
-        podSubnet: z.string().regex(IPV4_CIDR, CIDR_MESSAGE).optional(),
-        serviceSubnet: z.string().regex(IPV4_CIDR, CIDR_MESSAGE).optional(),
+        podSubnet: cidr(4).optional(),
+        serviceSubnet: cidr(4).optional(),
     })
     .strict();
 
@@ -88,7 +68,7 @@ const gkeCluster = z
         subnetwork: z.string().min(1).optional(),
         releaseChannel: z.enum(["RAPID", "REGULAR", "STABLE", "EXTENDED"]).default(DEFAULTS.gkeReleaseChannel),
         /** CIDRs allowed to reach the control plane: this machine, and Karmada when it calls this cluster (Push); required. */
-        authorizedNetworks: z.array(z.string().regex(IPV4_CIDR, CIDR_MESSAGE)).optional(),
+        authorizedNetworks: z.array(cidr(4)).optional(),
         /** Zones of the nodes: for a regional cluster, GKE's three by default; for a zonal one, zones added to its own. */
         nodeLocations: z.array(z.string().regex(GCP_ZONE, GCP_ZONE_MESSAGE)).min(1).optional(),
         /**
@@ -121,24 +101,6 @@ const clusterSchema = z.discriminatedUnion("provider", [kindCluster, gkeCluster,
             ? { message: withFix("provider must be one of kind, gke, existing", "set provider to kind, gke or existing") }
             : { message: ctx.defaultError },
 });
-
-const placementSchema = z
-    .object({
-        clusterNames: z.array(z.string()).min(1).optional(),
-        clusterLabels: labelMap.optional(),
-        excludeClusters: z.array(z.string()).optional(),
-    })
-    .strict();
-
-/**
- * An IrisCluster's placement: `all` runs it on every selected member; `failover` on one member at a
- * time, the first Ready one in `clusterNames` order (checks: config/failover.ts).
- */
-const irisPlacementSchema = placementSchema
-    .extend({
-        mode: z.enum(["all", "failover"]).default("all"),
-    })
-    .strict();
 
 const overrideSchema = z
     .object({
@@ -225,61 +187,8 @@ const irisClusterSchema = z
         spec: z.record(z.unknown()).default({}),
         /** An IRIS mirror across members: it decides where this IrisCluster runs (no placement). */
         mirror: mirrorSchema.optional(),
-    })
-    .strict();
-
-const secretSchema = z
-    .object({
-        name: z.string().regex(DNS1123_SUBDOMAIN, SECRET_NAME_MESSAGE),
-        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
-        type: z.enum(["opaque", "dockerconfigjson", "tls"]).default("opaque"),
-        fromConfig: secretConfigRef,
-        placement: placementSchema.optional(),
-        /** Adopt a Secret of the same name that already exists on a member. */
-        overwriteExisting: z.boolean().default(false),
-    })
-    .strict();
-
-/**
- * One ConfigMap data key: the content of a file (read on every `up`, so editing the file updates the
- * ConfigMap in place) or an inline string.
- */
-const configMapValueSchema = z
-    .object({
-        /** Path of the file, relative to the project directory. */
-        file: z.string().min(1, withFix("must be a file path", "give the file's path relative to the project directory")).optional(),
-        value: z.string().optional(),
-    })
-    .strict()
-    .refine((v) => (v.file === undefined) !== (v.value === undefined), {
-        message: withFix("needs exactly one of 'file' and 'value'", "write {file: path} to read a file, or {value: text} for inline text"),
-    });
-
-/**
- * A ConfigMap created in Karmada. Without `placement` it goes only where the IrisClusters that name
- * it (`configSource`) go; with one, also to every member the placement selects.
- */
-const configMapSchema = z
-    .object({
-        name: z.string().regex(DNS1123_SUBDOMAIN, CONFIG_MAP_NAME_MESSAGE),
-        namespace: dnsLabel("namespace").default(DEFAULTS.irisNamespace),
-        data: z.record(
-            z.string().max(253).regex(CONFIG_MAP_KEY, withFix("is not a valid ConfigMap key", "use letters, digits, '-', '_' and '.', e.g. merge.cpf")),
-            configMapValueSchema,
-        ),
-        placement: placementSchema.optional(),
-    })
-    .strict();
-
-/**
- * A YAML file of Kubernetes objects (a Service, a NetworkPolicy, ...) created in the Karmada API and
- * propagated by a placement of an IrisCluster's shape (checks and parsing: config/manifests.ts).
- */
-const manifestSchema = z
-    .object({
-        /** Path of the file, relative to the project directory; it may hold several documents. */
-        path: z.string().min(1, withFix("must be a file path", "give the YAML file's path relative to the project directory")),
-        placement: irisPlacementSchema.default({}),
+        // The followers' fields of an entry (config/followers).
+        ...FOLLOWER_IRIS_CLUSTER_FIELDS,
     })
     .strict();
 
@@ -329,9 +238,8 @@ export const KEY_SCHEMAS = {
     cilium: ciliumSchema,
     karmada: karmadaSchema,
     irisClusters: z.array(irisClusterSchema).default([]),
-    secrets: z.array(secretSchema).default([]),
-    configMaps: z.array(configMapSchema).default([]),
-    manifests: z.array(manifestSchema).default([]),
+    // The followers' keys (config/followers): secrets, configMaps, manifests.
+    ...FOLLOWER_KEYS,
     testing: testingSchema,
     /**
      * `protect` on what holds Karmada's state (etcd, its namespace and certificates, the backup bucket)
@@ -344,21 +252,20 @@ export type KindClusterConfig = z.infer<typeof kindCluster>;
 export type GkeClusterConfig = z.infer<typeof gkeCluster>;
 export type ExistingClusterConfig = z.infer<typeof existingCluster>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
-export type PlacementConfig = z.infer<typeof placementSchema>;
-export type IrisPlacementConfig = z.infer<typeof irisPlacementSchema>;
+export type { IrisPlacementConfig, PlacementConfig } from "./schema-parts";
 export type OverrideConfig = z.infer<typeof overrideSchema>;
 export type IrisClusterConfig = z.infer<typeof irisClusterSchema>;
-export type SecretConfig = z.infer<typeof secretSchema>;
-export type ConfigMapConfig = z.infer<typeof configMapSchema>;
-/** A `kamino:manifests` entry as written; the loader adds the objects its file holds (ManifestConfig). */
-export type ManifestEntryConfig = z.infer<typeof manifestSchema>;
+export type { ConfigMapConfig, ManifestEntryConfig, SecretConfig };
 export type IkoConfig = z.infer<typeof ikoSchema>;
 export type CiliumConfig = z.infer<typeof ciliumSchema>;
 export type MirrorConfig = z.infer<typeof mirrorSchema>;
 export type KarmadaConfig = z.infer<typeof karmadaSchema>;
 
-/** The validated fleet: what `Fleet` is built from. */
-export interface FleetConfig {
+/** The followers' keys as they parse (config/followers): `secrets`, `configMaps`, ... */
+type FollowerKeyValues = { [K in keyof typeof FOLLOWER_KEYS]: z.infer<(typeof FOLLOWER_KEYS)[K]> };
+
+/** The validated fleet: what `Fleet` is built from. The followers' keys come from the registry. */
+export interface FleetConfig extends Omit<FollowerKeyValues, "manifests"> {
     clusters: ClusterConfig[];
     kindNamePrefix: string;
     iko: IkoConfig;

@@ -1,3 +1,4 @@
+export * from "./iko-labels";
 export * from "./iris-cluster";
 export * from "./karmada-api";
 export * from "./karmada-cluster";

@@ -1,7 +1,7 @@
 // FederatedIrisCluster: an IrisCluster template in the Karmada API, the PropagationPolicy that
 // clones it onto member clusters, and an OverridePolicy for per-cluster differences.
 import * as pulumi from "@pulumi/pulumi";
-import { IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
+import { followerMetadata, IrisClusterConfig, OverrideConfig, PlacementConfig } from "../config";
 import {
     ClusterAffinity,
     IrisCluster,
@@ -54,6 +54,25 @@ export function irisClusterSpec(c: IrisClusterConfig): IrisClusterSpec {
         ...(c.tlsSecret ? { tls: { common: { secret: { secretName: c.tlsSecret } } } } : {}),
     };
     return mergeValues(c.spec, generated) as unknown as IrisClusterSpec;
+}
+
+/**
+ * The template's metadata: its name and namespace, and the annotations and labels by which Karmada's
+ * interpreter finds the followers its spec does not name (config/followers), when it has any.
+ */
+export function irisClusterMetadata(c: IrisClusterConfig): {
+    name: string;
+    namespace: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+} {
+    const { annotations, labels } = followerMetadata(c);
+    return {
+        name: c.name,
+        namespace: c.namespace,
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    };
 }
 
 /** A placement from config as a Karmada ClusterAffinity; undefined means every member. */
@@ -136,7 +155,7 @@ export function irisPropagationSpec(
     return {
         resourceSelectors: [selector],
         ...(placement ? { placement } : {}),
-        // The ConfigMap and Secrets it names go where it goes (the interpreter's GetDependencies).
+        // What follows it goes where it goes (the interpreter's GetDependencies: config/followers).
         propagateDeps: true,
         // Karmada applies the overrides before the first copy reaches a member.
         ...dependentOverrides,
@@ -189,7 +208,7 @@ export class FederatedIrisCluster extends pulumi.ComponentResource {
         );
         this.template = new IrisCluster(
             `${name}-template`,
-            { metadata: { name: c.name, namespace: c.namespace }, spec: irisClusterSpec(c) },
+            { metadata: irisClusterMetadata(c), spec: irisClusterSpec(c) },
             { ...child, dependsOn: [...after, this.policy] },
         );
         if (c.waitForRunning && args.karmada.kubeconfig && !pulumi.runtime.isDryRun()) {

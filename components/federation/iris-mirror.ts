@@ -10,8 +10,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { isIP } from "net";
-import { ConfigMapConfig, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
-import { PropagationPolicy } from "../crds";
+import { ConfigMapConfig, forDrMember, IrisClusterConfig, IrisClusterPlan, MirrorMemberPlan, MirrorPlan } from "../config";
+import { IKO_POD_LABELS, PropagationPolicy } from "../crds";
 import { FederatedIrisCluster } from "./federated-iris";
 import { configMapData, KAMINO_CONFIG_MAP_LABEL } from "./config-maps";
 import { SKIP_AWAIT } from "./manifests";
@@ -82,7 +82,7 @@ export function withDataMerge(base: Record<string, string>, lines: string): Reco
     return { ...base, "data.cpf": existing ? `${existing.replace(/\n*$/, "")}\n\n${lines}\n` : `${lines}\n` };
 }
 
-/** The IrisCluster entry as one member of the mirror declares it. */
+/** The IrisCluster entry as one member of the mirror declares it (the pair: the entry's; a DR member: without the followers it does not get). */
 export function memberIrisConfig(entry: IrisClusterConfig, member: MirrorMemberPlan, configSource: string | undefined): IrisClusterConfig {
     const topology = (entry.spec.topology ?? {}) as Record<string, unknown>;
     // A DR async takes no part in automatic failover, so it runs no arbiter (notes/iris-dr.md §4).
@@ -92,7 +92,8 @@ export function memberIrisConfig(entry: IrisClusterConfig, member: MirrorMemberP
             ? mergeValues(entry.spec, { topology: { data: { mirrored: true } } })
             : { ...entry.spec, ...(entry.spec.topology ? { topology: drTopology } : {}) };
     return {
-        ...entry,
+        // A DR member gets the followers' fields their registry entries say it gets (config/followers `drMembers`).
+        ...(member.role === "pair" ? entry : forDrMember(entry)),
         name: member.irisClusterName,
         policyName: member.role === "pair" ? entry.policyName : undefined,
         placement: { mode: "all", clusterNames: [member.member] },
@@ -108,9 +109,9 @@ export function mirrorServiceSpec(member: MirrorMemberPlan, endpoint: Pick<Mirro
         type: endpoint.type,
         ...(endpoint.loadBalancerIP ? { loadBalancerIP: endpoint.loadBalancerIP } : {}),
         selector: {
-            "intersystems.com/name": member.irisClusterName,
-            "intersystems.com/component": "data",
-            ...(member.role === "pair" ? { "intersystems.com/mirrorRole": "primary" } : {}),
+            [IKO_POD_LABELS.name]: member.irisClusterName,
+            [IKO_POD_LABELS.component]: "data",
+            ...(member.role === "pair" ? { [IKO_POD_LABELS.mirrorRole]: "primary" } : {}),
         },
         ports: MIRROR_PORTS.map((p) => ({ name: p.name, port: p.port, targetPort: p.port, protocol: "TCP" })),
     };

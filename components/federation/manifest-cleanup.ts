@@ -1,12 +1,15 @@
-// Removing a `kamino:manifests` entry with narrow member access: Karmada must delete the member
-// copies while it still has the rights to, but Pulumi deletes a removed resource only at the end of
-// `up`, after it has updated (narrowed) the member Roles. So on `up`, before the narrowed rules are
-// written (KarmadaMember's narrowAfter), Kamino deletes the templates of objects it made from
-// manifests that are no longer in config and waits until Karmada has removed them from every member
-// (their Works are gone). Pulumi's own delete then finds them gone, which it takes as done.
+// Removing a `kamino:manifests` entry, or a follower's object (a NetworkPolicy whose entry lost its
+// `networkPolicy`), with narrow member access: Karmada must delete the member copies while it still
+// has the rights to, but Pulumi deletes a removed resource only at the end of `up`, after it has
+// updated (narrowed) the member Roles. So on `up`, before the narrowed rules are written
+// (KarmadaMember's narrowAfter), Kamino deletes the templates of objects it made from manifests or
+// for a follower (by their labels) that the plan no longer has, and waits until Karmada has removed
+// them from every member (their Works are gone). Pulumi's own delete then finds them gone, which it
+// takes as done.
 import * as pulumi from "@pulumi/pulumi";
-import { apiGroup, FleetConfig, manifestObjectId } from "../config";
+import { apiGroup, describedObjects, FleetPlan, manifestObjectId } from "../config";
 import { apiResources, describeError, discoveryPath, KubeObject, kubeRequest } from "../live/kube-read";
+import { describedObjectId, FOLLOWER_LABEL } from "./follower-objects";
 import { KAMINO_MANIFEST_LABEL } from "./manifests";
 import { poll } from "../live/poll";
 import { ProgressSink, WaitProgress } from "../live/progress";
@@ -37,16 +40,18 @@ export interface CleanupOptions {
 
 const idOf = (o: WorkObject) => manifestObjectId({ kind: o.kind, group: apiGroup(o.apiVersion), namespace: o.metadata.namespace, name: o.metadata.name });
 const [[LABEL, LABEL_VALUE]] = Object.entries(KAMINO_MANIFEST_LABEL);
-const fromManifest = (o: WorkObject) => o.metadata.labels?.[LABEL] === LABEL_VALUE;
+/** Kamino made it from a manifest, or for a follower that describes its objects. */
+const madeByKamino = (o: WorkObject) => o.metadata.labels?.[LABEL] === LABEL_VALUE || o.metadata.labels?.[FOLLOWER_LABEL] !== undefined;
 
 /**
- * Deletes from Karmada every object Kamino made from a manifest (by its label) that some member
- * still holds and `keep` (the `manifestObjectId`s in config) no longer lists, then waits until no
- * Work holds any of them. Resolves the ids removed; rejects when Karmada has not removed them in time.
+ * Deletes from Karmada every object Kamino made from a manifest or for a follower (by their labels)
+ * that some member still holds and `keep` (the `manifestObjectId`s the plan has) no longer lists,
+ * then waits until no Work holds any of them. Resolves the ids removed; rejects when Karmada has not
+ * removed them in time.
  */
-export async function removeDroppedManifestObjects(karmada: KarmadaWorks, keep: Set<string>, opts: CleanupOptions = {}): Promise<string[]> {
+export async function removeDroppedObjects(karmada: KarmadaWorks, keep: Set<string>, opts: CleanupOptions = {}): Promise<string[]> {
     const dropped = new Map<string, WorkObject>();
-    for (const o of await karmada.workObjects()) if (fromManifest(o) && !keep.has(idOf(o))) dropped.set(idOf(o), o);
+    for (const o of await karmada.workObjects()) if (madeByKamino(o) && !keep.has(idOf(o))) dropped.set(idOf(o), o);
     if (dropped.size === 0) return [];
     for (const o of dropped.values()) await karmada.deleteTemplate(o);
     const timeoutSeconds = opts.timeoutSeconds ?? 120;
@@ -93,25 +98,32 @@ export function liveKarmadaWorks(kubeconfig: string): KarmadaWorks {
 
 /**
  * On `up` with narrow member access: settles once Karmada has taken the objects of removed
- * manifest entries off the members, before the member rules narrow. A Karmada that cannot be
- * reached is a warning, logged on `logTo`: the rules then narrow as before.
+ * manifest entries and followers off the members, before the member rules narrow. A Karmada that
+ * cannot be reached is a warning, logged on `logTo`: the rules then narrow as before.
  */
-export function removedManifestsCleanup(
-    cfg: FleetConfig,
+export function removedObjectsCleanup(
+    plan: FleetPlan,
     karmadaKubeconfig: pulumi.Output<string>,
     karmadaWorks = liveKarmadaWorks,
     logTo?: pulumi.Resource,
 ): pulumi.Output<boolean> | undefined {
+    const cfg = plan.config;
     if (pulumi.runtime.isDryRun() || cfg.karmada.memberAccess.mode !== "narrow") return undefined;
-    const keep = new Set(cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)));
+    const keep = new Set([
+        ...cfg.manifests.flatMap((m) => m.objects.map(manifestObjectId)),
+        ...Object.values(describedObjects(plan)).flatMap((objects) => objects.map(describedObjectId)),
+    ]);
     return karmadaKubeconfig.apply(async (kubeconfig) => {
         try {
-            const removed = await removeDroppedManifestObjects(karmadaWorks(kubeconfig), keep, {
+            const removed = await removeDroppedObjects(karmadaWorks(kubeconfig), keep, {
                 onProgress: (line) => pulumi.log.info(line, logTo, undefined, true),
             });
             if (removed.length > 0) pulumi.log.info(`removed from Karmada and its members before narrowing their rights: ${removed.join(", ")}`, logTo);
         } catch (e) {
-            pulumi.log.warn(`could not clean up removed kamino:manifests objects before narrowing Karmada's rights: ${(e as Error).message}`, logTo);
+            pulumi.log.warn(
+                `could not clean up the removed objects of kamino:manifests and followers before narrowing Karmada's rights: ${(e as Error).message}`,
+                logTo,
+            );
         }
         return true;
     });

@@ -28,9 +28,9 @@ export interface MemberView {
     kubernetesVersion: string | null;
 }
 
-/** A dependency of an IrisCluster (a ConfigMap or Secret it names) on one member. */
+/** A dependency of an IrisCluster on one member: an object Karmada sends with it (a follower's, config/followers). */
 export interface DependencyView {
-    /** `ConfigMap` or `Secret`. */
+    /** Its kind, as its binding names it (`ConfigMap`, `Secret`, `NetworkPolicy`...). */
     kind: string;
     name: string;
     /** Karmada applied it on that member (its binding's aggregated status says so). */
@@ -60,7 +60,7 @@ export interface IrisMemberView {
     condition: string | null;
     /** Karmada's health of it there (`Healthy`, `Unhealthy`, `Unknown`); null when it reports nothing. */
     health: string | null;
-    /** The ConfigMaps and Secrets Karmada sends with it (their bindings name it in `requiredBy`). */
+    /** What Karmada sends with it, whatever the kind (their bindings name it in `requiredBy`). */
     dependencies: DependencyView[];
 }
 

@@ -4,13 +4,14 @@
 // only, research-35 Q4, so a DR async pod would read `backup` if a labeler ran for it; IKO runs one
 // for its mirrored IrisClusters, and a DR IrisCluster is not mirrored). Read from the members' API
 // servers, not through exec: the lag behind the primary needs a session in IRIS and is not shown.
+import { IKO_POD_LABELS } from "../crds/iko-labels";
 import type { MemberView, MirrorMemberView, MirrorView } from "../live/fleet-status-shape";
 import type { PodLike } from "./promote";
 import { Mirror } from "./mirror-state";
 import { pairPods } from "./failback";
 
 /** IKO's pod label for the mirror role. */
-export const MIRROR_ROLE_LABEL = "intersystems.com/mirrorRole";
+export const MIRROR_ROLE_LABEL = IKO_POD_LABELS.mirrorRole;
 
 /** Reads a pod on a member: undefined when it does not exist; throws when it cannot be read. */
 export type MemberPodGet = (member: string, namespace: string, name: string) => Promise<PodLike | undefined>;

@@ -12,6 +12,7 @@
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
 //   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
 //   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
@@ -26,6 +27,7 @@ import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
 import { CHART_METRICS, karmadaChartOnce, PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { outageSweep } from "./outage-sweep-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
@@ -202,6 +204,10 @@ async function main(): Promise<void> {
               pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) },
           }
         : undefined;
+    const sweep = await outageSweep(binPath);
+    // A sweep at another toleration than Pulumi.dr.yaml's is kept beside the default one.
+    const after = process.env.KAMINO_BENCH_SWEEP_FAILOVER_AFTER;
+    const sweepKey = after ? `outage_sweep_failover_after_${after}` : "outage_sweep";
     const realRuns: Record<string, number>[] = [];
     for (let i = 0; i < REAL_RUNS; i++) {
         realRuns.push(await realNodesOnce(binPath));
@@ -236,7 +242,17 @@ async function main(): Promise<void> {
         Object.entries(earlier).filter(
             ([k]) =>
                 k !== "machine" &&
-                (k === "failover" ? !failover : k === "real_nodes" ? !real : k === "promote" ? !promote : k === "karmada_chart" ? !chart : SCALES.length === 0),
+                (k === "failover"
+                    ? !failover
+                    : k === "real_nodes"
+                      ? !real
+                      : k === "promote"
+                        ? !promote
+                        : k === "karmada_chart"
+                          ? !chart
+                          : k.startsWith("outage_sweep")
+                            ? !sweep || k !== sweepKey
+                            : SCALES.length === 0),
         ),
     );
     const machines = {
@@ -245,6 +261,7 @@ async function main(): Promise<void> {
         ...(failover ? { failover: machine } : {}),
         ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
+        ...(sweep ? { [sweepKey]: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
         ...(chart ? { karmada_chart: { ...machine, runs: CHART_RUNS } } : {}),
     };
     fs.writeFileSync(
@@ -257,6 +274,7 @@ async function main(): Promise<void> {
                 ...(failover ? { failover } : {}),
                 ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
+                ...(sweep ? { [sweepKey]: sweep } : {}),
                 ...(chart ? { karmada_chart: chart } : {}),
             },
             null,
@@ -296,6 +314,11 @@ async function main(): Promise<void> {
     if (promote)
         console.log(
             `the mirror's promotion (the primary's member lost for good, then npm run promote), seconds since the loss, min / median / max of ${PROMOTE_RUNS} run(s): ${PROMOTE_METRICS.map((m) => `${m} ${promote[m].min} / ${promote[m].median} / ${promote[m].max}`).join(", ")}`,
+        );
+    for (const [fault, f] of Object.entries(sweep ?? {}))
+        console.log(
+            `outage sweep, ${fault}: nothing moved up to ${f.false_move_bound_s ?? "-"} s, everything from ${f.always_moves_s ?? "-"} s` +
+                (f.failover_s ? `, Running on the backup ${f.failover_s.min} / ${f.failover_s.median} / ${f.failover_s.max} s after the cut` : ""),
         );
     if (chart)
         console.log(

@@ -25,6 +25,7 @@ test("npm run bench at 1 member writes every figure of its row", async () => {
                 KAMINO_BENCH_FAILOVER_RUNS: "0",
                 KAMINO_BENCH_REAL_RUNS: "0",
                 KAMINO_BENCH_PROMOTE_RUNS: "0",
+                KAMINO_BENCH_SWEEP_RUNS: "0",
                 KAMINO_BENCH_CHART_RUNS: "0",
                 KAMINO_BENCH_OUT: out,
             },

@@ -36,6 +36,8 @@ export interface LoopbackStackOptions {
     syncModes?: Record<string, "Push" | "Pull">;
     /** `kamino:karmada.endpoint`: reach Karmada there (the harness's load balancer), not at its kubeconfig's 127.0.0.1. */
     karmadaEndpoint?: string;
+    /** Members declared with another kubeconfig than their admin one, e.g. a MemberFront's: Kamino and Karmada dial it. */
+    memberKubeconfigs?: Record<string, string>;
     /**
      * `kamino:karmada` in full, for a Karmada Kamino installs (its chart from a repository on loopback)
      * instead of the fleet's running one.
@@ -85,7 +87,7 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: StackClusters
             ...fleet.members.map((m) => ({
                 name: m.name,
                 provider: "existing",
-                kubeconfigPath: m.kubeconfig,
+                kubeconfigPath: opts.memberKubeconfigs?.[m.name] ?? m.kubeconfig,
                 labels: { lab: "loopback" },
                 ...(opts.syncModes?.[m.name] ? { syncMode: opts.syncModes[m.name] } : {}),
                 ...(opts.apiEndpoints?.[m.name] ? { apiEndpoint: opts.apiEndpoints[m.name] } : {}),

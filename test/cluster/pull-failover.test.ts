@@ -1,6 +1,8 @@
 // Failover when the primary joins by Pull, at Kamino's failure-detection default (12 s): Pulumi.dr.yaml's
 // federated-iris on ikoclone, then ikodr, both joined by Pull with the real karmada-agent played by the
-// harness. A 5 s blink of ikoclone's API server changes nothing; losing its API server (the agent
+// harness. A 5 s blink of ikoclone's API server changes nothing; nor do its API server refused to its
+// agent, or its agent gone, for less than the guard's bound (though Karmada marks it not Ready), while
+// its agent gone for longer moves federated-iris within the documented time; losing its API server (the agent
 // alive, reporting the failure: Ready False after its threshold) moves federated-iris to ikodr within
 // the time below; after the return the agent removes the stale copy and one command fails back. Then
 // each member is lost for good (API server and agent): one leaves by config and `npm run recover`,
@@ -14,7 +16,10 @@ import { promisify } from "util";
 import { REPO } from "../support/engine";
 import { apiServerDown, blink, clusterOf, comeBack, copyOn, goneFrom, outage, runsOn } from "./failover-scenario";
 import { kaminoObjects, recover } from "./chaos";
-import { LoopbackFleet, waitFor } from "./harness";
+import { LoopbackFleet, MemberFront, waitFor } from "./harness";
+import { GUARD, moveBack, outageOf, pointFigures, sweepCut } from "./outage-sweep";
+import { DEFAULTS } from "../../components/config";
+import { detectionFlags } from "../../components/karmada/failover/detection";
 import { loopbackStack } from "./loopback-stack";
 import { FleetSuite, onSharedFleet, sharedFleet } from "./scaffold/shared-fleet";
 
@@ -30,6 +35,10 @@ const WAIT = { timeoutMs: 180_000, intervalMs: 1000 };
 const shared = sharedFleet({ hostName: "ikofett", members: [FIRST, BACKUP] });
 let suite: FleetSuite;
 let fleet: LoopbackFleet;
+/** The primary's front: its agent dials its API server there, so that a test can refuse it for an exact time. */
+let front: MemberFront;
+const agentServers: Record<string, string> = {};
+const probeS = parseInt(detectionFlags(DEFAULTS.failureDetectionSeconds).agent["cluster-status-update-frequency"], 10);
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
 
 /** `npm run failback`, as a user runs it (its own process, the stack's outputs). */
@@ -50,15 +59,19 @@ async function failBack(): Promise<number> {
 }
 
 describe("failover of a Pull member", () => {
-    suite = onSharedFleet(shared, "pull-failover", { stacks: () => [stack], agents: true, ikoIntervalMs: 250 });
+    suite = onSharedFleet(shared, "pull-failover", { stacks: () => [stack], agents: true, ikoIntervalMs: 250, agentServers });
     beforeAll(async () => {
         fleet = suite.fleet;
+        front = await new MemberFront(fleet.members.find((m) => m.name === FIRST)!).start();
+        agentServers[FIRST] = front.address;
         stack = await loopbackStack(suite.sandbox, fleet, "pull-dr", {
             irisClustersFrom: "Pulumi.dr.yaml",
             syncModes: { [FIRST]: "Pull", [BACKUP]: "Pull" },
             runningTimeoutSeconds: 120,
         });
     }, 10 * 60_000);
+    // After the shared fleet's tear-down of this suite (registered before).
+    afterAll(() => front?.stop());
 
     test("up: federated-iris runs on the Pull primary", async () => {
         await suite.report.timed("up", () => stack.up());
@@ -70,6 +83,8 @@ describe("failover of a Pull member", () => {
         expect(await blink(fleet, FIRST, ID)).toEqual([]);
         expect(await copyOn(fleet, FIRST, ID)).toBeDefined();
     });
+
+    belowAndAboveTheBound();
 
     test("its API server is lost (the agent reports it): federated-iris moves to the backup, the returning member drops its copy, failback", async () => {
         const kind = "apiserver";
@@ -93,10 +108,46 @@ describe("failover of a Pull member", () => {
         // The toleration counts from the taint's timeAdded, which has whole seconds.
         expect(away.evicted_s - away.tainted_s).toBeGreaterThanOrEqual(8);
         expect(away.failover_s).toBeLessThanOrEqual(FAILOVER_LIMIT_S);
+        // Above the bound: moved within the documented time (docs/disaster-recovery.md, the bound).
+        expect(away.failover_s).toBeLessThanOrEqual(GUARD.failoverWithinS + GUARD.ciMarginS);
     });
 
     membersLostForGood();
 });
+
+/**
+ * The guard's points for a Pull member (docs/disaster-recovery.md, the bound; `npm run bench` sweeps
+ * many lengths): its API server refused to its agent, and its agent gone (a restart), each shorter
+ * than the bound: Karmada marks the member not Ready (False, then Unknown) and taints it, and nothing
+ * moves; then the agent gone until the IrisCluster moves, within the documented time. A refusal above
+ * the bound is the next test.
+ */
+function belowAndAboveTheBound(): void {
+    test(`its API server refused to its agent for ${GUARD.refusedBelowS} s, under the bound: not Ready and tainted, nothing moves`, async () => {
+        const p = await outageOf(fleet, ID, FIRST, BACKUP, sweepCut("pull_apiserver", { fleet, member: FIRST, front }), GUARD.refusedBelowS, { probeS });
+        suite.report.record("Pull primary, API server refused below the bound (s)", pointFigures(p));
+        expect([p.moved, p.notReady_s !== null, p.tainted_s !== null, p.ready_s !== null]).toEqual([false, true, true, true]);
+    });
+
+    test(`its agent restarted (gone ${GUARD.agentBelowS} s), under the bound: Unknown and tainted until the new one leads, nothing moves`, async () => {
+        const p = await outageOf(fleet, ID, FIRST, BACKUP, sweepCut("pull_agent", { fleet, member: FIRST, agents: suite.agents }), GUARD.agentBelowS, {
+            probeS,
+        });
+        suite.report.record("Pull primary, agent gone below the bound (s)", pointFigures(p));
+        expect([p.moved, p.notReady_s !== null, p.tainted_s !== null, p.ready_s !== null]).toEqual([false, true, true, true]);
+    });
+
+    test(`its agent gone until federated-iris moves: on the backup within ${GUARD.failoverWithinS} s; back, then failback`, async () => {
+        const p = await outageOf(fleet, ID, FIRST, BACKUP, sweepCut("pull_agent", { fleet, member: FIRST, agents: suite.agents }), 90, {
+            probeS,
+            untilMoved: true,
+        });
+        suite.report.record("Pull primary, agent gone above the bound (s)", pointFigures(p));
+        suite.report.record("Pull primary, agent back: failback (s)", await moveBack(fleet, ID, FIRST, BACKUP));
+        expect(p.moved).toBe(true);
+        expect(p.failover_s).toBeLessThanOrEqual(GUARD.failoverWithinS + GUARD.ciMarginS);
+    });
+}
 
 /** A member whose API server and agent are gone for good (a deleted cluster): Karmada marks it not Ready. */
 async function loseForGood(member: string): Promise<void> {

@@ -3,6 +3,7 @@
 import {
     checkHostCount,
     checkPlacements,
+    cidrFamily,
     ClusterConfig,
     ConfigEnvironment,
     ConfigError,
@@ -192,6 +193,18 @@ const BAD: Record<string, BadCase> = {
         config: { ...base, clusters: [base.clusters[0], kind("b", { podSubnet: "10.244.0.0" })] },
         key: "kamino:clusters[1].podSubnet",
         shown: '= "10.244.0.0"',
+        fix: "write it as address/prefix",
+    },
+    "pod subnet with a prefix out of range (one CIDR validator, config/cidr.ts)": {
+        config: { ...base, clusters: [base.clusters[0], kind("b", { podSubnet: "10.244.0.0/99" })] },
+        key: "kamino:clusters[1].podSubnet",
+        shown: '= "10.244.0.0/99"',
+        fix: "write it as address/prefix",
+    },
+    "IPv6 pod subnet for kind, which Kamino runs on IPv4": {
+        config: { ...base, clusters: [base.clusters[0], kind("b", { serviceSubnet: "fd00::/108" })] },
+        key: "kamino:clusters[1].serviceSubnet",
+        shown: '= "fd00::/108"',
         fix: "write it as address/prefix",
     },
     "label value with a space": {
@@ -668,6 +681,14 @@ describe("secret values never appear in an error", () => {
 });
 
 describe("pure helpers", () => {
+    test("one CIDR validator: IPv4 and IPv6, the prefix in range for the family", () => {
+        expect(["10.0.0.0/8", "198.51.100.7/32", "0.0.0.0/0"].map(cidrFamily)).toEqual([4, 4, 4]);
+        expect(["2001:db8::/32", "::/0", "fd00::/128"].map(cidrFamily)).toEqual([6, 6, 6]);
+        expect(["10.0.0.0/99", "10.0.0.0/33", "fd00::/129", "10.0.0.0", "300.0.0.0/8", "office/8", "10.0.0.0/8/1"].map(cidrFamily)).toEqual(
+            Array(7).fill(undefined),
+        );
+    });
+
     test("configKey writes a path as the key `pulumi config set --path` takes", () => {
         expect(configKey(["clusters", 2, "labels", "site"])).toBe("kamino:clusters[2].labels.site");
         expect(configKey(["kindNamePrefix"])).toBe("kamino:kindNamePrefix");

@@ -8,12 +8,13 @@ import { detectionMismatches, failoverReadiness } from "../../components/checks/
 const secs = (v: string) => Number(/^(\d+)s$/.exec(v)![1]);
 
 describe("detectionFlags", () => {
-    test("Kamino's default: a probe every 3 s, not Ready after 9 s of failures; the Lease renewed every 3 s, Unknown after 10 s of silence", () => {
+    test("Kamino's default: a probe every 3 s, not Ready after 9 s of failures, Ready again at the first answer; the Lease renewed every 3 s, Unknown after 10 s of silence", () => {
         expect(DEFAULTS.failureDetectionSeconds).toBe(12);
         expect(detectionFlags(12)).toEqual({
             controllerManager: {
                 "cluster-status-update-frequency": "3s",
                 "cluster-failure-threshold": "9s",
+                "cluster-success-threshold": "0s",
                 "cluster-monitor-period": "2s",
                 "cluster-monitor-grace-period": "10s",
                 "rate-limiter-max-delay": "10s",
@@ -21,9 +22,13 @@ describe("detectionFlags", () => {
             agent: {
                 "cluster-status-update-frequency": "3s",
                 "cluster-failure-threshold": "9s",
+                "cluster-success-threshold": "0s",
                 "cluster-lease-duration": "12s",
                 "cluster-lease-renew-interval-fraction": "0.25",
                 "rate-limiter-max-delay": "10s",
+                "leader-elect-lease-duration": "11s",
+                "leader-elect-renew-deadline": "10s",
+                "leader-elect-retry-period": "1s",
             },
         });
     });
@@ -35,6 +40,13 @@ describe("detectionFlags", () => {
         expect(agent["cluster-failure-threshold"]).toBe(cm["cluster-failure-threshold"]);
         // A 5 s blink stays under the failure threshold.
         expect(secs(cm["cluster-failure-threshold"])).toBeGreaterThan(5);
+        // A member that answers again is Ready at once, for Karmada's probes and its agent's alike:
+        // any success threshold would be taken off every IrisCluster's toleration.
+        expect([cm["cluster-success-threshold"], agent["cluster-success-threshold"]]).toEqual(["0s", "0s"]);
+        // A restarted agent leads (and reports) once the lease of the one before it runs out: sooner
+        // than Karmada's 15 s, never before the renew deadline an agent cut off from Karmada keeps.
+        expect(secs(agent["leader-elect-lease-duration"])).toBeLessThan(15);
+        expect(secs(agent["leader-elect-lease-duration"])).toBeGreaterThan(secs(agent["leader-elect-renew-deadline"]));
         // Lease: the grace period outlasts a renewal plus a monitor period (notes §9a), and ends within the time.
         const renew = secs(agent["cluster-lease-duration"]) * Number(agent["cluster-lease-renew-interval-fraction"]);
         expect(secs(cm["cluster-monitor-grace-period"])).toBeGreaterThan(renew + secs(cm["cluster-monitor-period"]));
@@ -86,6 +98,7 @@ describe("an existing Karmada's detection flags", () => {
         expect(detectionMismatches(["/bin/karmada-controller-manager", "--cluster-status-update-frequency=10s"], flags)).toEqual([
             "--cluster-status-update-frequency=3s",
             "--cluster-failure-threshold=9s",
+            "--cluster-success-threshold=0s",
             "--cluster-monitor-period=2s",
             "--cluster-monitor-grace-period=10s",
             "--rate-limiter-max-delay=10s",
@@ -105,6 +118,9 @@ describe("an existing Karmada's detection flags", () => {
         expect(problems).toEqual([]);
         expect(notes).toEqual([
             expect.stringMatching(/does not run with the failure detection of kamino:karmada.failureDetectionSeconds \(--cluster-status-update-frequency=3s/),
+            expect.stringMatching(/does not run with --cluster-success-threshold=0s: a Push member that answers again .* stays not Ready/),
         ]);
+        // The detection note does not name the return flag: each says what it changes.
+        expect(notes[0]).not.toContain("success-threshold");
     });
 });

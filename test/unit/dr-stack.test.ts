@@ -2,17 +2,16 @@
 // ikodr, the ClusterTaintPolicy that makes a dead member's IrisCluster move, and the Karmada flags
 // behind it; the dev stack, without failover, keeps Karmada's plain behaviour.
 import * as pulumi from "@pulumi/pulumi";
-import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { FAILOVER_TAINT } from "../../components/karmada/failover/failover";
 import { Fleet } from "../../components/fleet";
-import { kaminoStack } from "../../components/stack";
-import { fakeAgentReadyWaiter, fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
-import { healthyMachine } from "../support/standins";
+import { fakeAgentReadyWaiter, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { runFleet, runStack } from "../support/stack-under-mocks";
 
 /** karmada-controller-manager's failure-detection flags for Kamino's default 12 s (karmada/failover/detection.ts). */
 const DETECTION_12S = {
     "cluster-status-update-frequency": "3s",
     "cluster-failure-threshold": "9s",
+    "cluster-success-threshold": "0s",
     "cluster-monitor-period": "2s",
     "cluster-monitor-grace-period": "10s",
     "rate-limiter-max-delay": "10s",
@@ -23,30 +22,19 @@ const CTP = "kubernetes:policy.karmada.io/v1alpha1:ClusterTaintPolicy";
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 
 describe.each([false, true])("dr stack (preview: %s)", (preview) => {
-    const run = new MockRun(preview);
+    let run: MockRun;
     const waits: string[] = [];
     const agentWaits: string[] = [];
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let fleet: Fleet;
     beforeAll(async () => {
         const raw = stackConfig("Pulumi.dr.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
-        await run.install(raw, [], "dr");
-        const config = loadFleetConfig(raw, { pathExists: () => true });
-        fleet = new Fleet(
-            "kamino",
-            {
-                plan: resolveFleetPlan(config),
-                secretValues: {},
-                crdReader: fakeCrdReader(),
-                runningWaiter: fakeRunningWaiter(waits),
-                agentReadyWaiter: fakeAgentReadyWaiter(agentWaits),
-            },
-            {
-                // Legacy transformations are inherited by every child and see resource options.
-                transformations: [(a) => (seen.push(a), undefined)],
-            },
-        );
-        await run.settle();
+        ({ run, fleet } = await runFleet(raw, {
+            preview,
+            stack: "dr",
+            args: { runningWaiter: fakeRunningWaiter(waits), agentReadyWaiter: fakeAgentReadyWaiter(agentWaits) },
+            transformations: [(a) => (seen.push(a), undefined)],
+        }));
     });
     const dependsOn = (name: string) => [seen.find((s) => s.name === name)!.opts.dependsOn].flat() as pulumi.Resource[];
 
@@ -122,12 +110,9 @@ describe.each([false, true])("dr stack (preview: %s)", (preview) => {
 });
 
 describe("the dev stack has no failover: Karmada as before", () => {
-    const run = new MockRun(false);
+    let run: MockRun;
     beforeAll(async () => {
-        const config = stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
-        await run.install(config, [], "dev");
-        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
-        await run.settle();
+        ({ run } = await runStack(stackConfig("Pulumi.dev.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } })));
     });
     test("no ClusterTaintPolicy, no toleration, no Failover gate; the same failure detection", () => {
         expect(run.ofType(CTP)).toEqual([]);

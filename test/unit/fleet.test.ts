@@ -1,12 +1,10 @@
 // The Fleet beyond the seed: a host with five members, the destroy order, and config errors
 // that stop the program before anything is registered.
 import * as pulumi from "@pulumi/pulumi";
-import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { Fleet } from "../../components/fleet";
 import { kaminoStack } from "../../components/stack";
-import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
-
-const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
+import { FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
+import { rawConfig as raw, runFleet } from "../support/stack-under-mocks";
 const MEMBERS = ["m1", "m2", "m3", "m4", "m5"];
 const bigFleet = {
     clusters: [
@@ -21,21 +19,11 @@ const bigFleet = {
 };
 
 describe("a host and five members", () => {
-    const run = new MockRun(false);
+    let run: MockRun;
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let fleet: Fleet;
     beforeAll(async () => {
-        await run.install(raw(bigFleet));
-        const config = loadFleetConfig(raw(bigFleet), { pathExists: () => true });
-        fleet = new Fleet(
-            "kamino",
-            { plan: resolveFleetPlan(config), secretValues: {}, crdReader: fakeCrdReader(), runningWaiter: fakeRunningWaiter() },
-            {
-                // Legacy transformations are inherited by every child and see resource options.
-                transformations: [(a) => (seen.push(a), undefined)],
-            },
-        );
-        await run.settle();
+        ({ run, fleet } = await runFleet(raw(bigFleet), { transformations: [(a) => (seen.push(a), undefined)] }));
     });
 
     test("six kind clusters with distinct subnets and one Karmada", () => {

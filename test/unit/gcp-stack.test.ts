@@ -3,17 +3,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { kaminoStack } from "../../components/stack";
-import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
-import { healthyMachine } from "../support/standins";
+import { FIXTURE_CHART, MockRun, plain, providerName, stackConfig } from "../support/mocks";
+import { runStack } from "../support/stack-under-mocks";
 
 const config = stackConfig("Pulumi.gcp.yaml", { "kamino:iko": { chartPath: FIXTURE_CHART } });
 
 describe.each([false, true])("gcp stack (preview: %s)", (preview) => {
-    const run = new MockRun(preview);
+    let run: MockRun;
     beforeAll(async () => {
-        await run.install(config, [], "gcp");
-        kaminoStack(config, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
-        await run.settle();
+        ({ run } = await runStack(config, { preview, stack: "gcp" }));
     }, 60_000); // loading @pulumi/gcp with a cold cache on a busy machine takes longer than jest's 5 s
 
     test("GKE cluster: no default pool, Dataplane V2, Workload Identity, release channel, destroyable", () => {

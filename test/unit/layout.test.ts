@@ -213,18 +213,39 @@ function longFunctions(files: string[]): Array<{ file: string; line: number; lab
     return long;
 }
 
-const linesOf = (f: string) => fs.readFileSync(f, "utf8").split("\n").length;
+/** A file's lines as `wc -l` counts them: its newline characters (a last line without one is not counted). */
+const linesOf = (text: string) => text.split("").filter((c) => c === "\n").length;
+const fileLines = (f: string) => linesOf(fs.readFileSync(f, "utf8"));
+
+/** What the file check says of a file over the limit: its count, and how to bring it under. */
+const tooLongFile = (file: string, lines: number) =>
+    `${file}: ${lines} lines (wc -l), over ${MAX_FILE_LINES}. Split it by what its parts are about: move a group of ` +
+    `functions that belong together (pure helpers, one concern, one component) into a file of its own beside it, named ` +
+    `for what it holds, import them back, and name the new file in the folder's README.`;
+
+/** What the function check says of a function over the limit. */
+const tooLongFunction = (f: { file: string; line: number; label: string; lines: number }) =>
+    `${f.file}:${f.line} ${f.label}: ${f.lines} lines, over ${MAX_FUNCTION_LINES}. Split it into steps: move each step into ` +
+    `a function of its own, named for what it does, and keep this one as the list of steps.`;
 
 describe("files and functions a newcomer can read", () => {
     const readable = [...tsFiles(COMPONENTS), ...tsFiles(path.join(ROOT, "commands")), ...tsFiles(path.join(ROOT, "test", "cluster", "harness"))];
 
     test(`no file under components/, commands/ or the cluster harness over ${MAX_FILE_LINES} lines`, () => {
-        const long = readable.map((f) => [path.relative(ROOT, f), linesOf(f)] as const).filter(([, n]) => n > MAX_FILE_LINES);
-        expect(long).toEqual([]);
+        const long = readable.map((f) => [path.relative(ROOT, f), fileLines(f)] as const).filter(([, n]) => n > MAX_FILE_LINES);
+        expect(long.map(([f, n]) => tooLongFile(f, n))).toEqual([]);
     });
 
     test(`no function there over ${MAX_FUNCTION_LINES} lines`, () => {
-        expect(longFunctions(readable).map((f) => `${f.file}:${f.line} (${f.lines} lines)`)).toEqual([]);
+        expect(longFunctions(readable).map(tooLongFunction)).toEqual([]);
+    });
+
+    test("lines are counted as wc -l counts them, and an offender is told how to split", () => {
+        expect([linesOf("a\nb\n"), linesOf("a\nb"), linesOf(""), linesOf("\n\n")]).toEqual([2, 1, 0, 2]);
+        expect(tooLongFile("components/x.ts", 401)).toMatch(/^components\/x\.ts: 401 lines \(wc -l\), over 400\. Split it .*README\.$/);
+        expect(tooLongFunction({ file: "components/x.ts", line: 3, label: "build", lines: 81 })).toMatch(
+            /^components\/x\.ts:3 build: 81 lines, over 80\. Split it/,
+        );
     });
 });
 
@@ -235,10 +256,15 @@ describe("the cluster suites a newcomer can read", () => {
 
     test(`no file of test/cluster over ${MAX_FILE_LINES} lines`, () => {
         expect(suites.length).toBeGreaterThan(10);
-        expect(suites.map((f) => [path.relative(ROOT, f), linesOf(f)] as const).filter(([, n]) => n > MAX_FILE_LINES)).toEqual([]);
+        expect(
+            suites
+                .map((f) => [path.relative(ROOT, f), fileLines(f)] as const)
+                .filter(([, n]) => n > MAX_FILE_LINES)
+                .map(([f, n]) => tooLongFile(f, n)),
+        ).toEqual([]);
     });
 
     test(`no function there over ${MAX_FUNCTION_LINES} lines`, () => {
-        expect(longFunctions(suites).map((f) => `${f.file}:${f.line} ${f.label} (${f.lines} lines)`)).toEqual([]);
+        expect(longFunctions(suites).map(tooLongFunction)).toEqual([]);
     });
 });

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ConfigError, ConfigEnvironment, FleetConfig, guessResource, loadFleetConfig, ManifestConfig } from "../../components/config";
-import { KarmadaWorks, removeDroppedManifestObjects, WorkObject } from "../../components/federation/manifest-cleanup";
+import { KarmadaWorks, removeDroppedObjects, WorkObject } from "../../components/federation/manifest-cleanup";
 import { DiscoveryLookup, manifestKindProblems } from "../../components/checks/manifest-kinds";
 import { manifestPolicyName, manifestPropagationSpec } from "../../components/federation/manifests";
 import { memberAccessPlan, PolicyRule } from "../../components/karmada/members/member-access";
@@ -219,9 +219,9 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
             ...p.clusterRules.map((r) => `cluster ${JSON.stringify(r)}`),
             ...p.namespaces.flatMap((n) => n.rules.map((r) => `${n.namespace} ${JSON.stringify(r)}`)),
         ]);
-    const added = (objects: Parameters<typeof memberAccessPlan>[1]["manifestObjects"]) => {
+    const added = (objects: Parameters<typeof memberAccessPlan>[1]["objects"]) => {
         const before = ruleSet(without);
-        const after = ruleSet(memberAccessPlan(NARROW, { ...scope, manifestObjects: objects }));
+        const after = ruleSet(memberAccessPlan(NARROW, { ...scope, objects }));
         expect([...before].filter((r) => !after.has(r))).toEqual([]);
         return [...after].filter((r) => !before.has(r)).sort();
     };
@@ -234,7 +234,7 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
                 `web ${rule({ apiGroups: [""], resources: ["services"], verbs: ["get", "create", "update", "delete"] })}`,
             ].sort(),
         );
-        const plan = memberAccessPlan(NARROW, { ...scope, manifestObjects: [{ group: "", resource: "services", namespace: "web", name: "iris-web" }] });
+        const plan = memberAccessPlan(NARROW, { ...scope, objects: [{ group: "", resource: "services", namespace: "web", name: "iris-web" }] });
         expect(plan.namespaces.map((n) => [n.namespace, n.managed])).toEqual([
             ["iris", true],
             ["web", true],
@@ -244,7 +244,7 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
     test("in a namespace Kamino writes already, the kind joins that namespace's rules", () => {
         const plan = memberAccessPlan(NARROW, {
             ...scope,
-            manifestObjects: [{ group: "networking.k8s.io", resource: "networkpolicies", namespace: "iris", name: "p" }],
+            objects: [{ group: "networking.k8s.io", resource: "networkpolicies", namespace: "iris", name: "p" }],
         });
         expect(plan.namespaces.find((n) => n.namespace === "iris")!.rules).toEqual([
             { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get", "create", "update", "delete"] },
@@ -488,19 +488,19 @@ describe("removing an entry: Karmada takes its objects off the members before th
 
     test("only Kamino's manifest objects no longer in config are deleted, and the call waits for their Works to go", async () => {
         const k = karmada([svc("kept"), svc("dropped"), svc("not-ours", false)], 2);
-        expect(await removeDroppedManifestObjects(k.api, new Set(["Service iris/kept"]), fast)).toEqual(["Service iris/dropped"]);
+        expect(await removeDroppedObjects(k.api, new Set(["Service iris/kept"]), fast)).toEqual(["Service iris/dropped"]);
         expect(k.deleted).toEqual(["dropped"]);
     });
     test("nothing dropped: nothing deleted", async () => {
         const k = karmada([svc("kept")]);
-        expect(await removeDroppedManifestObjects(k.api, new Set(["Service iris/kept"]), fast)).toEqual([]);
+        expect(await removeDroppedObjects(k.api, new Set(["Service iris/kept"]), fast)).toEqual([]);
         expect(k.deleted).toEqual([]);
     });
     test("Works that never go: an error naming the objects", async () => {
         const k = karmada([svc("stuck")], Infinity);
         let t = 0;
         await expect(
-            removeDroppedManifestObjects(k.api, new Set(), { timeoutSeconds: 5, intervalSeconds: 1, now: () => (t += 1000), sleep: async () => undefined }),
+            removeDroppedObjects(k.api, new Set(), { timeoutSeconds: 5, intervalSeconds: 1, now: () => (t += 1000), sleep: async () => undefined }),
         ).rejects.toThrow(/Karmada has not removed Service iris\/stuck from its members within 5s/);
     });
     test("on up with narrow access, the member rules wait for the clean-up", async () => {

@@ -7,7 +7,7 @@ import { waitForObject } from "../../components/live/kube-read";
 import { formatAge, WaitProgress } from "../../components/live/progress";
 import { FederatedIrisCluster } from "../../components/federation/federated-iris";
 import { CrdMirror } from "../../components/karmada/control-plane/crd-mirror";
-import { removeDroppedManifestObjects } from "../../components/federation/manifest-cleanup";
+import { removeDroppedObjects } from "../../components/federation/manifest-cleanup";
 import { MockRun } from "../support/mocks";
 
 /** A fake clock whose sleep moves it on. */
@@ -193,7 +193,7 @@ test("the clean-up of removed manifest objects says how many Works still hold th
     const svc = { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "iris", labels: { "kamino.io/manifest": "true" } } };
     const works = answers<(typeof svc)[]>([svc, svc], [svc, svc], [svc, svc], [svc], []);
     const karmada = { workObjects: works, deleteTemplate: async () => undefined };
-    const removed = await removeDroppedManifestObjects(karmada, new Set(), { onProgress: (l) => lines.push(l), ...c });
+    const removed = await removeDroppedObjects(karmada, new Set(), { onProgress: (l) => lines.push(l), ...c });
     expect(removed).toEqual(["Service iris/web"]);
     expect(lines).toEqual([
         "waiting for Karmada to take Service iris/web off the members: 2 Work(s) left (waited 0s)",

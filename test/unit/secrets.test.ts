@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
+import { runStack as runStackUnderMocks } from "../support/stack-under-mocks";
 
 const LICENSE = "LICENSE-KEY-0001";
 const PASSWORD = "icr-token-s3cret";
@@ -40,13 +41,7 @@ function config(license = LICENSE, secrets?: unknown[]): Record<string, string> 
 }
 const SECRET_KEYS = ["kamino:irisLicense", "kamino:icr", "kamino:irisTls"];
 
-async function runStack(cfg: Record<string, string>, preview = false) {
-    const run = new MockRun(preview);
-    await run.install(cfg, SECRET_KEYS);
-    const stack = kaminoStack(cfg, { crdReader: fakeCrdReader(), preflight: healthyMachine(), runningWaiter: fakeRunningWaiter() });
-    await run.settle();
-    return { run, stack };
-}
+const runStack = (cfg: Record<string, string>, preview = false) => runStackUnderMocks(cfg, { preview, secretKeys: SECRET_KEYS });
 
 describe("three Secrets with their placements", () => {
     let run: MockRun;

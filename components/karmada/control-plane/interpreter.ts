@@ -1,8 +1,9 @@
 // IrisClusterInterpreter: teaches Karmada what an IrisCluster's health, status and dependencies
 // are. Without it Karmada calls any IrisCluster healthy at once, the template in Karmada has no
-// status, and the ConfigMap and Secrets it names would need placements of their own.
+// status, and the objects that follow it (config/followers) would need placements of their own.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { dependencyLookups, DependencyLookup } from "../../config";
 import { IrisCluster } from "../../crds";
 import { KARMADA_API_VERSIONS, KARMADA_KINDS } from "../../crds/karmada-api";
 import { KarmadaContext } from "../../common/karmada-context";
@@ -125,14 +126,21 @@ end
 `;
 
 /**
- * What an IrisCluster depends on: the ConfigMap and Secrets its spec names by the fields IKO reads
- * (docs/configuration.md "Dependencies follow the IrisCluster"). With `propagateDeps` Karmada places
- * each of them wherever the IrisCluster goes, and takes it away from a member the IrisCluster leaves.
- * Karmada stores the list on the binding and rewrites it when the JSON differs, so the order is fixed
- * (map keys sorted) and each object is listed once. A VolumeSource (`tls.*`, `volumes[]`) counts by
- * its `secret`, `configMap` and `projected` sources; CSI and other sources name nothing in Karmada.
+ * The GetDependencies of a set of lookups (config/followers: each follower says how Karmada finds it).
+ * With `propagateDeps` Karmada places each object it returns wherever the IrisCluster goes, and takes
+ * it away from a member the IrisCluster leaves. Karmada stores the list on the binding and rewrites
+ * it when the JSON differs, so every block lists its objects in a fixed order, and `add` lists each
+ * object once. A lookup by annotation or label names one object of its kind in the IrisCluster's
+ * namespace; a lookup by spec is a block of Lua run when the spec is a table.
  */
-export const DEPENDENCIES_LUA = `
+export function dependenciesLua(lookups: Array<{ lookup: DependencyLookup; followers: string[] }>): string {
+    const blocks = lookups.map(({ lookup, followers }) => {
+        const found = `  -- ${followers.join(", ")}`;
+        if ("spec" in lookup) return `${found}\n  if type(spec) == "table" then\n${lookup.spec.replace(/^\n/, "")}  end\n`;
+        const [where, key] = "annotation" in lookup ? ["annotations", lookup.annotation] : ["labels", lookup.label];
+        return `${found}\n  if type(metadata.${where}) == "table" then\n    addObject(${luaString(lookup.apiVersion)}, ${luaString(lookup.kind)}, metadata.${where}[${luaString(key)}])\n  end\n`;
+    });
+    return `
 local function sortedKeys(t)
   local keys = {}
   if type(t) ~= "table" then return keys end
@@ -146,55 +154,29 @@ end
 function GetDependencies(desiredObj)
   local deps = {}
   local seen = {}
-  local namespace = desiredObj.metadata.namespace
-  local function add(kind, name)
+  local metadata = desiredObj.metadata
+  local namespace = metadata.namespace
+  local spec = desiredObj.spec
+  local function addObject(apiVersion, kind, name)
     if type(name) ~= "string" or name == "" then return end
-    local key = kind .. "/" .. name
+    local key = apiVersion .. "/" .. kind .. "/" .. name
     if seen[key] then return end
     seen[key] = true
-    deps[#deps + 1] = { apiVersion = "v1", kind = kind, namespace = namespace, name = name }
+    deps[#deps + 1] = { apiVersion = apiVersion, kind = kind, namespace = namespace, name = name }
   end
-  local function ref(kind, r)
-    if type(r) == "table" then add(kind, r.name) end
+  local function add(kind, name)
+    addObject("v1", kind, name)
   end
-  local function volumeSource(v)
-    if type(v) ~= "table" then return end
-    if type(v.secret) == "table" then add("Secret", v.secret.secretName) end
-    if type(v.configMap) == "table" then add("ConfigMap", v.configMap.name) end
-    if type(v.projected) == "table" and type(v.projected.sources) == "table" then
-      for _, s in ipairs(v.projected.sources) do
-        if type(s) == "table" then
-          ref("Secret", s.secret)
-          ref("ConfigMap", s.configMap)
-        end
-      end
-    end
-  end
-  local spec = desiredObj.spec
-  if type(spec) ~= "table" then return deps end
-  ref("ConfigMap", spec.configSource)
-  ref("Secret", spec.licenseKeySecret)
-  if type(spec.imagePullSecrets) == "table" then
-    for _, s in ipairs(spec.imagePullSecrets) do ref("Secret", s) end
-  end
-  if type(spec.tls) == "table" then
-    for _, k in ipairs(sortedKeys(spec.tls)) do volumeSource(spec.tls[k]) end
-  end
-  if type(spec.topology) == "table" then
-    for _, k in ipairs(sortedKeys(spec.topology)) do
-      local node = spec.topology[k]
-      if type(node) == "table" then
-        ref("Secret", node.loginSecret)
-        if type(node.webgateway) == "table" then ref("Secret", node.webgateway.loginSecret) end
-      end
-    end
-  end
-  if type(spec.volumes) == "table" then
-    for _, v in ipairs(spec.volumes) do volumeSource(v) end
-  end
-  return deps
+${blocks.join("")}  return deps
 end
 `;
+}
+
+/** A Lua string literal. */
+const luaString = (s: string) => JSON.stringify(s);
+
+/** What an IrisCluster depends on: what the registry of followers says Karmada finds beside it. */
+export const DEPENDENCIES_LUA = dependenciesLua(dependencyLookups());
 
 /** `ResourceInterpreterCustomization.spec` for IrisCluster. */
 export function irisInterpreterSpec() {

@@ -23,6 +23,36 @@ export interface DetectionFlags {
     agent: Record<string, string>;
 }
 
+/**
+ * Flags that decide when a member that answers again is Ready (and Kamino's failover taint lifted),
+ * which `up` notes apart on an existing Karmada: the guard of failoverAfterSeconds depends on them.
+ */
+export const RETURN_FLAGS = ["cluster-success-threshold"] as const;
+
+/**
+ * Ready again on the first probe that succeeds after a failure. Karmada's 30 s default kept a member
+ * that answered again not Ready (and tainted) for 30 s, longer than any IrisCluster's toleration
+ * (failoverAfterSeconds, 10 by default), so every outage Karmada detected moved the IrisCluster. The
+ * threshold is per control plane and the toleration per IrisCluster; whatever it is, it is taken
+ * off every IrisCluster's guard, so the one value that serves them all is none. Flapping is still
+ * damped on the way down: a member is marked not Ready only after failing for the failure threshold.
+ */
+export const SUCCESS_THRESHOLD = "0s";
+
+/**
+ * A restarted agent (a new pod, a crash) reports nothing until it leads, and a candidate takes the
+ * lease only once it has seen it unrenewed for a whole lease duration (the old process does not give
+ * it back): 15 s by Karmada's default, so Karmada marked the member Unknown and, with the toleration,
+ * moved its IrisCluster after a 1 s restart (seen on the test fleet). The lease is cut to just over
+ * the renew deadline, which stays at Karmada's 10 s so that an agent cut off from Karmada for less
+ * than that keeps leading instead of exiting; candidates look every second instead of every two.
+ */
+export const AGENT_LEADER_ELECTION: Readonly<Record<string, string>> = {
+    "leader-elect-lease-duration": "11s",
+    "leader-elect-renew-deadline": "10s",
+    "leader-elect-retry-period": "1s",
+};
+
 /** The longest Karmada waits before it retries what failed on a member (removing a stale copy, a failback). */
 export const RETRY_MAX_DELAY = "10s";
 
@@ -42,6 +72,7 @@ export function detectionFlags(seconds: number): DetectionFlags {
         controllerManager: {
             "cluster-status-update-frequency": s(probe),
             "cluster-failure-threshold": s(threshold),
+            "cluster-success-threshold": SUCCESS_THRESHOLD,
             "cluster-monitor-period": s(monitor),
             "cluster-monitor-grace-period": s(grace),
             "rate-limiter-max-delay": RETRY_MAX_DELAY,
@@ -49,9 +80,11 @@ export function detectionFlags(seconds: number): DetectionFlags {
         agent: {
             "cluster-status-update-frequency": s(probe),
             "cluster-failure-threshold": s(threshold),
+            "cluster-success-threshold": SUCCESS_THRESHOLD,
             "cluster-lease-duration": s(seconds),
             "cluster-lease-renew-interval-fraction": "0.25",
             "rate-limiter-max-delay": RETRY_MAX_DELAY,
+            ...AGENT_LEADER_ELECTION,
         },
     };
 }

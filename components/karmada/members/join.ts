@@ -3,7 +3,7 @@
 // the member (member-access.ts) either way.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig, DEFAULTS, FleetConfig, FleetPlan } from "../../config";
+import { ClusterConfig, DEFAULTS, FleetConfig, FleetPlan, followerRights } from "../../config";
 import { describeError, kubeRequest } from "../../live/kube-read";
 import { detectionFlags } from "../failover/detection";
 import { KarmadaMember } from "./member";
@@ -125,21 +125,14 @@ export function syncModeGate(
     );
 }
 
-/** What Karmada's identity (Push) or the agent (Pull) may do on each member, from the fleet plan. */
+/**
+ * What Karmada's identity (Push) or the agent (Pull) may do on each member, from the fleet plan: the
+ * IrisClusters' namespaces, and what each follower says Karmada writes for it (config/followers).
+ */
 export function memberAccessFor(plan: FleetPlan): MemberAccessPlan {
-    const cfg = plan.config;
-    // An IRIS mirror's merge files (ConfigMaps) and Services, in its IrisCluster's namespace.
-    const mirrored = plan.irisClusters.flatMap((i) => (i.mirror ? [{ namespace: i.config.namespace, mirror: i.mirror }] : []));
-    return memberAccessPlan(cfg.karmada.memberAccess, {
-        irisClusterNamespaces: cfg.irisClusters.map((i) => i.namespace),
-        secretNamespaces: cfg.secrets.map((s) => s.namespace),
-        configMapNamespaces: [...cfg.configMaps.map((c) => c.namespace), ...mirrored.map((m) => m.namespace)],
-        manifestObjects: [
-            ...cfg.manifests.flatMap((m) => m.objects.map((o) => ({ group: o.group, resource: o.resource, namespace: o.namespace, name: o.name }))),
-            ...mirrored.flatMap(({ namespace, mirror }) =>
-                [mirror.pair, ...mirror.drAsync].map((m) => ({ group: "", resource: "services", namespace, name: m.serviceName })),
-            ),
-        ],
+    return memberAccessPlan(plan.config.karmada.memberAccess, {
+        irisClusterNamespaces: plan.config.irisClusters.map((i) => i.namespace),
+        objects: followerRights(plan),
     });
 }
 

@@ -1,8 +1,11 @@
 // What Karmada's identity may do on a Push member (`kamino:karmada.memberAccess`), as RBAC rules.
+// What it writes comes from the fleet plan: the IrisClusters, and what each follower says it needs
+// (config/followers, read by join.ts memberAccessFor).
 // Pure: no resources; KarmadaMember turns the plan into Roles and bindings. Every rule below is
 // one Karmada v1.18 needs on a Push member (paths under karmada-io/karmada@v1.18.2, docs/security.md):
 // a rule missing shows as `forbidden` in karmada-controller-manager's log, a rule more is a right
 // nobody uses.
+import type { PropagatedObject } from "../../config";
 
 /** One RBAC PolicyRule, as `rbac.authorization.k8s.io/v1` writes it. */
 export interface PolicyRule {
@@ -49,14 +52,15 @@ export const FULL_RULES: PolicyRule[] = [
 export const STATUS_PATHS = ["/readyz", "/healthz", "/livez", "/version", "/api", "/api/*", "/apis", "/apis/*"];
 
 /**
- * The write rules on the cluster-scoped objects of manifests: get/update/delete by name, and create
+ * The write rules on cluster-scoped objects (of manifests): get/update/delete by name, and create
  * of the kind (RBAC cannot limit create by name), as for namespaces.
  */
-function clusterScopedWriteRules(objects: ManifestTarget[]): PolicyRule[] {
+function clusterScopedWriteRules(objects: PropagatedObject[]): PolicyRule[] {
     const byKind = new Map<string, { kind: PropagatedKind; names: string[] }>();
     for (const o of objects) {
         const key = `${o.group}/${o.resource}`;
         const entry = byKind.get(key) ?? { kind: { group: o.group, resource: o.resource }, names: [] };
+        if (o.name === undefined) throw new Error(`a cluster-scoped ${key} Karmada writes on members needs its name`);
         if (!entry.names.includes(o.name)) entry.names.push(o.name);
         byKind.set(key, entry);
     }
@@ -112,21 +116,18 @@ export interface PropagationScope {
     /** Namespaces of the federated IrisClusters. */
     irisClusterNamespaces: string[];
     /** Namespaces of the synced Secrets (`kamino:secrets`). */
-    secretNamespaces: string[];
-    /** Namespaces of the ConfigMaps of `kamino:configMaps`. */
+    secretNamespaces?: string[];
+    /** Namespaces of ConfigMaps (`kamino:configMaps`, a mirror's merge files). */
     configMapNamespaces?: string[];
-    /** The objects of `kamino:manifests`: their kind's group and resource, and namespace (none: cluster-scoped). */
-    manifestObjects?: ManifestTarget[];
+    /**
+     * Every other object Karmada writes there for Kamino (what the followers say they need: the
+     * objects of `kamino:manifests`, a mirror's Services, a follower's own objects), each by its
+     * kind's group and resource, its namespace (none: cluster-scoped) and, cluster-scoped, its name.
+     */
+    objects?: PropagatedObject[];
 }
 
-/** One object of a manifest, as RBAC sees it. */
-export interface ManifestTarget {
-    group: string;
-    resource: string;
-    /** Its namespace; undefined for a cluster-scoped object. */
-    namespace?: string;
-    name: string;
-}
+export type { PropagatedObject };
 
 function rule(kinds: PropagatedKind[], verbs: string[]): PolicyRule[] {
     const groups = [...new Set(kinds.map((k) => k.group))].sort();
@@ -153,9 +154,9 @@ function rule(kinds: PropagatedKind[], verbs: string[]): PolicyRule[] {
  *   pkg/controllers/namespace/namespace_sync_controller.go; RBAC cannot limit create by name);
  * - per namespace Kamino propagates into: get/create/update/delete of the kinds it puts there
  *   (IrisCluster, and the ConfigMaps and Secrets that follow it as dependencies; Secrets of
- *   `kamino:secrets`; ConfigMaps of `kamino:configMaps`; the kinds of `kamino:manifests` objects in
- *   it), and get/update/delete of the namespace itself by name;
- * - for the cluster-scoped objects of `kamino:manifests`: create of their kinds, get/update/delete
+ *   `kamino:secrets`; ConfigMaps of `kamino:configMaps`; the kinds of the other objects the
+ *   followers put in it), and get/update/delete of the namespace itself by name;
+ * - for cluster-scoped objects (of `kamino:manifests`): create of their kinds, get/update/delete
  *   of them by name, and list/watch of their kinds (the informer, as above);
  * - nothing on RBAC, no impersonation, no other namespace.
  */
@@ -170,19 +171,19 @@ export function memberAccessPlan(config: MemberAccessConfig, scope: PropagationS
     // An IrisCluster's ConfigMaps and Secrets follow it into its namespace (PropagateDeps and the
     // interpreter's dependencies), whatever the stack's own Secrets are.
     for (const ns of scope.irisClusterNamespaces) add(ns, IRIS_CLUSTERS, CONFIG_MAPS, SECRETS);
-    for (const ns of scope.secretNamespaces) add(ns, SECRETS);
+    for (const ns of scope.secretNamespaces ?? []) add(ns, SECRETS);
     for (const ns of scope.configMapNamespaces ?? []) add(ns, CONFIG_MAPS);
     // One PropagatedKind object per kind, so that `add` (which compares objects) keeps kinds unique.
-    const manifestKinds = new Map<string, PropagatedKind>();
-    const kindOf = (o: ManifestTarget) => {
+    const otherKinds = new Map<string, PropagatedKind>();
+    const kindOf = (o: PropagatedObject) => {
         const key = `${o.group}/${o.resource}`;
         const known = [IRIS_CLUSTERS, CONFIG_MAPS, SECRETS].find((k) => `${k.group}/${k.resource}` === key);
-        if (!manifestKinds.has(key)) manifestKinds.set(key, known ?? { group: o.group, resource: o.resource });
-        return manifestKinds.get(key)!;
+        if (!otherKinds.has(key)) otherKinds.set(key, known ?? { group: o.group, resource: o.resource });
+        return otherKinds.get(key)!;
     };
-    const manifestObjects = scope.manifestObjects ?? [];
-    for (const o of manifestObjects) if (o.namespace !== undefined) add(o.namespace, kindOf(o));
-    const clusterScoped = manifestObjects.filter((o) => o.namespace === undefined);
+    const objects = scope.objects ?? [];
+    for (const o of objects) if (o.namespace !== undefined) add(o.namespace, kindOf(o));
+    const clusterScoped = objects.filter((o) => o.namespace === undefined);
     clusterScoped.forEach(kindOf);
     const namespaces = [...byNamespace.keys()].sort().map((namespace) => ({
         namespace,
@@ -196,10 +197,10 @@ export function memberAccessPlan(config: MemberAccessConfig, scope: PropagationS
         // after the last object of its kind is gone, and a watch that turns forbidden logs forever.
         ...rule([IRIS_CLUSTERS, CONFIG_MAPS, SECRETS, { group: "", resource: "namespaces" }], READ_VERBS),
         { apiGroups: [""], resources: ["namespaces"], verbs: ["create"] },
-        // The kinds manifests bring, beyond those above: read cluster-wide (the informer), and
-        // written by name where cluster-scoped. They go when the last manifest of the kind goes.
+        // The kinds the followers bring, beyond those above: read cluster-wide (the informer), and
+        // written by name where cluster-scoped. They go when the last object of the kind goes.
         ...rule(
-            [...manifestKinds.values()].filter((k) => ![IRIS_CLUSTERS, CONFIG_MAPS, SECRETS].includes(k)),
+            [...otherKinds.values()].filter((k) => ![IRIS_CLUSTERS, CONFIG_MAPS, SECRETS].includes(k)),
             READ_VERBS,
         ),
         ...clusterScopedWriteRules(clusterScoped),

@@ -49,6 +49,8 @@ export interface AgentPlayerOptions {
     dir: string;
     /** klog verbosity. */
     verbosity?: number;
+    /** Where an agent dials its own member, when not at the member's address (e.g. a MemberFront's). */
+    memberServers?: Record<string, string>;
 }
 
 /** Runs karmada-agent for each member whose Deployment asks for it. */
@@ -184,7 +186,7 @@ export class AgentPlayer {
             kubeconfig,
             kubeconfigYaml({
                 name: member.name,
-                server: member.server,
+                server: this.opts.memberServers?.[member.name] ?? member.server,
                 caPem: member.caPem,
                 token: await this.serviceAccountToken(member, pod.serviceAccountName ?? "default"),
             }),

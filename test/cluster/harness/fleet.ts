@@ -101,6 +101,8 @@ export class LoopbackFleet {
     private supervisor: ProcessSupervisor | undefined;
     private kube: KubeProcesses | undefined;
     private servers = new Map<string, ApiServer>();
+    /** API servers hung by hangApiServer(): resumed before stop(), which a stopped process would not heed. */
+    private readonly hung = new Set<string>();
     private karmadaProcs: ManagedProcess[] = [];
     private loadBalancer?: LoadBalancer;
     /** karmada-controller-manager's command line, as started. */
@@ -181,17 +183,29 @@ export class LoopbackFleet {
     }
 
     /**
-     * Freezes one cluster's API server for `ms` (SIGSTOP, then SIGCONT): connections are accepted
-     * but nothing is answered, as in a short network stall, and it answers again at once after. A
-     * stop and start cannot blink this briefly: a restarted API server needs seconds before it serves.
+     * Hangs one cluster's API server (SIGSTOP) until resumeApiServer(): the kernel still accepts
+     * connections, but nothing is answered, as for a frozen process or a link that drops packets;
+     * clients wait for their own timeouts instead of being refused. It answers at once when resumed.
      */
+    hangApiServer(name: string): void {
+        process.kill(this.server(name).apiserver.pid, "SIGSTOP");
+        this.hung.add(name);
+    }
+
+    /** Lets an API server hung by hangApiServer() answer again (SIGCONT; nothing if it has exited). */
+    resumeApiServer(name: string): void {
+        const p = this.server(name).apiserver;
+        if (p.exit === undefined) process.kill(p.pid, "SIGCONT");
+        this.hung.delete(name);
+    }
+
+    /** Hangs one cluster's API server for `ms`: a stop and start cannot blink this briefly (a restart takes seconds). */
     async freezeApiServer(name: string, ms: number): Promise<void> {
-        const pid = this.server(name).apiserver.pid;
-        process.kill(pid, "SIGSTOP");
+        this.hangApiServer(name);
         try {
             await new Promise((r) => setTimeout(r, ms));
         } finally {
-            process.kill(pid, "SIGCONT");
+            this.resumeApiServer(name);
         }
     }
 
@@ -230,6 +244,7 @@ export class LoopbackFleet {
         if (this.state === "stopped") return;
         this.state = "stopped";
         const t0 = Date.now();
+        for (const name of [...this.hung]) this.resumeApiServer(name);
         for (const s of this.servers.values()) s.client.close();
         await this.loadBalancer?.stop();
         if (this.supervisor) {

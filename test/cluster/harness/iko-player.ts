@@ -46,6 +46,8 @@ export class IkoPlayer {
     private readonly reports = new Map<string, IkoReport>();
     private readonly firstSeen = new Map<string, number>();
     private readonly ticker = new Ticker(() => this.tick());
+    /** Each member's report under way. */
+    private readonly inFlight = new Map<string, Promise<void>>();
 
     /**
      * @param delayMs how long after an IrisCluster appears on a member its status is written.
@@ -75,10 +77,21 @@ export class IkoPlayer {
 
     async stop(): Promise<void> {
         await this.ticker.stop();
+        await Promise.all(this.inFlight.values());
     }
 
+    /**
+     * Each member on its own, as each runs its own IKO: a member whose API server hangs (or is still
+     * starting) holds its own reports until its client gives up, never the other members'.
+     */
     private async tick(): Promise<void> {
-        await Promise.all(this.members.map((m) => this.reportOn(m).catch(() => undefined))); // a stopped member is skipped
+        for (const m of this.members) {
+            if (this.inFlight.has(m.name)) continue;
+            const report = this.reportOn(m)
+                .catch(() => undefined) // a stopped member is skipped
+                .finally(() => this.inFlight.delete(m.name));
+            this.inFlight.set(m.name, report);
+        }
     }
 
     private async reportOn(member: ApiServer): Promise<void> {

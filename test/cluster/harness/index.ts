@@ -16,3 +16,4 @@ export { AgentPlayer } from "./agent-player";
 export { LoadBalancer, PUBLISHED_ADDRESS } from "./load-balancer";
 export type { AgentPlayerOptions } from "./agent-player";
 export type { IkoReport } from "./iko-player";
+export { MemberFront } from "./member-front";

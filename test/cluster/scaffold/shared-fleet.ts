@@ -60,6 +60,8 @@ export interface FleetSuiteOptions {
     stacks: () => (Stack | undefined)[];
     /** Run karmada-agent for Deployments of Pull members (AgentPlayer); stopped after the stacks are destroyed. */
     agents?: boolean;
+    /** Where an agent dials its own member, by member (AgentPlayer's memberServers): may be filled in until its agent starts. */
+    agentServers?: Record<string, string>;
 }
 
 /**
@@ -79,7 +81,7 @@ export function onSharedFleet(shared: SharedFleet, name: string, options: FleetS
         iko = new IkoPlayer(shared.fleet.members, options.ikoIntervalMs ?? 1000, options.ikoOptions).start();
         if (options.agents) {
             const dir = path.join(shared.fleet.dir, `agents-${name.replace(/\W+/g, "-")}`);
-            agents = new AgentPlayer(shared.fleet.members, { binary: findBinaries()["karmada-agent"], dir }).start();
+            agents = new AgentPlayer(shared.fleet.members, { binary: findBinaries()["karmada-agent"], dir, memberServers: options.agentServers }).start();
         }
         sandbox = new EngineSandbox(toolchainPath("engine"));
     }, 2 * 60_000);

@@ -7,7 +7,11 @@
 // `npm run status` (commands/status.ts, run as users run it, through the sandbox's pulumi) is checked
 // against what the suite knows at each step: before the outage, while the first member is down (a
 // `--watch --json` that sees it tainted, then evicted, then Running on the backup), after its
-// return, after failback (also its human output), and once the stack is gone.
+// return, after failback (also its human output), and once the stack is gone. Karmada dials ikoclone
+// at a front (the stack declares it there), so that a test can refuse it for an exact time: the
+// guard's points (failover-bound.ts), a refusal below the bound and a hang above it. A NetworkPolicy around
+// federated-iris (kamino:irisClusters[].networkPolicy) follows it through the Failed report's
+// failover (failover-network-policy.ts).
 import { ChildProcess, execFile, spawn } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
@@ -16,10 +20,13 @@ import { renderStatus } from "../../../components/live/status-view";
 import { EngineSandbox, REPO } from "../../support/engine";
 import { runPulumi } from "../../support/pulumi-cli";
 import { blink, comeBack, copyOn, goneFrom, outage, placementOf, runsOn } from "../failover-scenario";
-import { IkoPlayer, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
+import { FailoverSuiteParts, networkPolicyAfterFailover, networkPolicyBeforeFailover } from "./failover-network-policy";
+import { IkoPlayer, KubeObject, LoopbackFleet, MemberFront, resourcePath, waitFor } from "../harness";
 import { LICENSE, licenseSecretId, loopbackStack } from "../loopback-stack";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
+import { BoundContext, hungAboveBound, refusedBelowBound } from "./failover-bound";
+import { GUARD } from "../outage-sweep";
 
 const ID = "default/federated-iris";
 /** The members of the shared fleet; BACKUP plays Pulumi.dr.yaml's ikodr. */
@@ -36,6 +43,9 @@ let sandbox: EngineSandbox;
 let iko: IkoPlayer;
 let stack: Awaited<ReturnType<typeof loopbackStack>>;
 let report: SuiteReport;
+/** ikoclone's front: the stack declares it there, so Karmada dials it, and a test can refuse it for exactly as long as it wants. */
+let front: MemberFront;
+const bound = (): BoundContext => ({ fleet, front, report, id: ID, first: FIRST, backup: BACKUP });
 const record = (what: string, value: Record<string, number> | number) => report.record(what, value);
 
 /** A no-op `up`: 0 resource changes; returns where Kamino says the IrisCluster runs now. */
@@ -204,15 +214,20 @@ export function failoverSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "failover", { stacks: () => [stack] });
     beforeAll(async () => {
         ({ fleet, sandbox, iko, report } = suite);
+        front = await new MemberFront(fleet.members.find((m) => m.name === FIRST)!).start();
         stack = await loopbackStack(sandbox, fleet, STACK, {
             irisClustersFrom: "Pulumi.dr.yaml",
             playedBy: { ikodr: BACKUP },
             runningTimeoutSeconds: 120,
             licensed: true,
+            memberKubeconfigs: { [FIRST]: front.kubeconfig },
         });
     }, 10 * 60_000);
+    // After the shared fleet's tear-down of this suite (registered before), which may still destroy through it.
+    afterAll(() => front?.stop());
 
     beforeTheOutage();
+    refusedBelowBound(bound);
     outageAndReturn();
     afterTheReturn();
 }
@@ -264,8 +279,9 @@ function beforeTheOutage(): void {
         expect(s.moves.map((m) => [m.kind, m.members])).toEqual([["scheduled", [FIRST]]]);
     });
 
-    test("a 5 s blink of the first member's API server (Push): still Ready, still placed there, never evicted", async () => {
-        expect(await blink(fleet, FIRST, ID)).toEqual([]);
+    test(`a ${GUARD.hungBelowS} s hang of the first member's API server (Push): still Ready, still placed there, never evicted`, async () => {
+        // Under the bound of a hang: Karmada's client waits 32 s for an answer before a probe fails.
+        expect(await blink(fleet, FIRST, ID, GUARD.hungBelowS * 1000)).toEqual([]);
         expect(await copyOn(fleet, FIRST, ID)).toBeDefined();
     });
 }
@@ -291,8 +307,53 @@ function outageAndReturn(): void {
     });
 }
 
-/** After the return: failback, a Failed IrisCluster moved by Karmada, and destroy. */
+/** What the NetworkPolicy's tests read of this suite, when they run. */
+const parts = (): FailoverSuiteParts => ({ fleet, stack, report, first: FIRST, backup: BACKUP });
+
+/** After the return: failback, a NetworkPolicy set, a Failed IrisCluster moved by Karmada (with the NetworkPolicy), a hang that moves it, and destroy. */
 function afterTheReturn(): void {
+    failbackByCommand();
+
+    networkPolicyBeforeFailover(parts);
+
+    test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
+        const t = Date.now();
+        iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
+        try {
+            await runsOn(fleet, ID, BACKUP);
+            record("Failed to Running on the backup", (Date.now() - t) / 1000);
+            await goneFrom(fleet, ID, FIRST);
+        } finally {
+            iko.report(FIRST);
+        }
+        expect(await noOpUp()).toEqual([BACKUP]);
+    });
+
+    networkPolicyAfterFailover(parts);
+
+    hungAboveBound(bound);
+
+    test("destroy leaves nothing: state, template, copies, taint policy", async () => {
+        expect((await stack.destroy()).summary.result).toBe("succeeded");
+        for (const m of [FIRST, BACKUP]) await goneFrom(fleet, ID, m);
+        expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
+        const state = await stack.exportStack();
+        expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
+        // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
+        const gone = await status(["--stack", STACK]);
+        expect([gone.code, gone.stdout, gone.stderr]).toEqual([
+            1,
+            "",
+            `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`,
+        ]);
+        const none = await status(["--stack", "no-such-stack"]);
+        expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
+        expect((await status(["--stack"])).code).toBe(2);
+    });
+}
+
+/** `npm run failback`, as a user runs it: Running on the first member again, and what status says of it. */
+function failbackByCommand(): void {
     test("failback: one command moves it to the first member again", async () => {
         const t = Date.now();
         const { stdout } = await promisify(execFile)(
@@ -335,36 +396,5 @@ function afterTheReturn(): void {
         expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+rescheduled\\s+${BACKUP}\\s`, "m"));
         expect(human.stdout).toMatch(new RegExp(`^\\S+\\s+${ID}\\s+failback\\s+${FIRST}\\s`, "m"));
         expect(human.stdout).toContain(`${ID}: as placed, runs on ${FIRST}\n`);
-    });
-
-    test("failed: IKO reports federated-iris Failed on the first member; Karmada moves it to the backup and removes the failed copy", async () => {
-        const t = Date.now();
-        iko.report(FIRST, { phase: "Failed", condition: { type: "Ready", status: "False", reason: "IRISFailed", message: "iris stopped" } });
-        try {
-            await runsOn(fleet, ID, BACKUP);
-            record("Failed to Running on the backup", (Date.now() - t) / 1000);
-            await goneFrom(fleet, ID, FIRST);
-        } finally {
-            iko.report(FIRST);
-        }
-        expect(await noOpUp()).toEqual([BACKUP]);
-    });
-
-    test("destroy leaves nothing: state, template, copies, taint policy", async () => {
-        expect((await stack.destroy()).summary.result).toBe("succeeded");
-        for (const m of [FIRST, BACKUP]) await goneFrom(fleet, ID, m);
-        expect(await fleet.karmada.client.get(resourcePath("policy.karmada.io/v1alpha1", "clustertaintpolicies", { name: "kamino-failover" }))).toBeUndefined();
-        const state = await stack.exportStack();
-        expect((state.deployment as { resources?: unknown[] }).resources ?? []).toEqual([]);
-        // status on a stack with nothing up, and on one that does not exist: one line each, no stack trace.
-        const gone = await status(["--stack", STACK]);
-        expect([gone.code, gone.stdout, gone.stderr]).toEqual([
-            1,
-            "",
-            `status: stack ${STACK} has not been brought up (it has no karmadaKubeconfig output): run pulumi up -s ${STACK} first\n`,
-        ]);
-        const none = await status(["--stack", "no-such-stack"]);
-        expect([none.code, none.stderr]).toEqual([2, "status: there is no stack no-such-stack in this project's backend: see pulumi stack ls\n"]);
-        expect((await status(["--stack"])).code).toBe(2);
     });
 }
