@@ -12,7 +12,8 @@
 #         nodes   = what real nodes run (test/cluster/nodes): containerd (+ ctr, the runc shim),
 #                   kubenode (kubelet, kube-proxy, kube-scheduler), coredns, pause (Kamino's own), etcdctl
 #         chart   = what Karmada's chart needs besides Karmada: helm (renders it in tests), kubectl and
-#                   cfssl (the programs of its Jobs' images, test/cluster/nodes/images.ts)
+#                   cfssl (the programs of its Jobs' images, test/cluster/nodes/images.ts), and
+#                   karmada-next (Karmada at KARMADA_NEXT_VERSION, for the upgrade drill's images)
 #         lint    = actionlint
 # Versions: toolchain/versions.env; provider versions come from package-lock.json.
 # The cache key is the version only: a changed go.sum at the same version is not rebuilt
@@ -42,7 +43,7 @@ group_tools() {
     engine) echo "pulumi pulumi-language-nodejs pulumi-resource-kubernetes" ;;
     cluster) echo "etcd kube karmada" ;;
     nodes) echo "containerd kubenode coredns pause etcdctl" ;;
-    chart) echo "helm kubectl cfssl" ;;
+    chart) echo "helm kubectl cfssl karmada-next" ;;
     lint) echo "actionlint" ;;
     *) die "unknown group '$1' (groups: ${ALL_GROUPS[*]})" ;;
   esac
@@ -514,7 +515,7 @@ karmada_regen() {
   tool_wrapper_regen karmada "Karmada $KARMADA_VERSION" github.com/karmada-io/karmada "$KARMADA_VERSION" "${pkgs[@]}"
 }
 karmada_build() {
-  local out=$1 w="$TOOLS/karmada" t h c pkgs=() bin="$1/.bin"
+  local out=$1 w="${TOOLS_KARMADA:-$TOOLS/karmada}" t h c pkgs=() bin="$1/.bin"
   check_wrapper "$w" github.com/karmada-io/karmada "$KARMADA_VERSION" || return 1
   t=$(info_field "github.com/karmada-io/karmada@$KARMADA_VERSION" Time) || return 1
   h=$(info_field "github.com/karmada-io/karmada@$KARMADA_VERSION" Origin.Hash) || return 1
@@ -527,6 +528,15 @@ karmada_build() {
   rmdir "$bin"
   for c in $KARMADA_CMDS; do expect_output "GitVersion:\"$KARMADA_VERSION\"" "$out/karmada-$c" version || return 1; done
 }
+
+# The same programs at KARMADA_NEXT_VERSION, from a wrapper module of their own (toolchain/modules/karmada-next).
+karmada-next_version() { echo "$KARMADA_NEXT_VERSION"; }
+karmada-next_regen() {
+  local c pkgs=()
+  for c in $KARMADA_CMDS; do pkgs+=("github.com/karmada-io/karmada/cmd/$c"); done
+  tool_wrapper_regen karmada-next "Karmada $KARMADA_NEXT_VERSION" github.com/karmada-io/karmada "$KARMADA_NEXT_VERSION" "${pkgs[@]}"
+}
+karmada-next_build() { KARMADA_VERSION=$KARMADA_NEXT_VERSION TOOLS_KARMADA="$TOOLS/karmada-next" karmada_build "$1"; }
 
 actionlint_version() { echo "$ACTIONLINT_VERSION"; }
 actionlint_regen() {

@@ -67,3 +67,11 @@ export function findNamedBinaries<N extends string>(names: readonly N[], groups:
     }
     return found as Record<N, string>;
 }
+
+/** A version toolchain/versions.env pins, e.g. `KARMADA_NEXT_VERSION` -> `v1.18.2`. */
+export function toolchainVersion(key: string): string {
+    const text = fs.readFileSync(path.join(REPO_ROOT, "toolchain", "versions.env"), "utf8");
+    const m = new RegExp(`^${key}=(\\S+)$`, "m").exec(text);
+    if (!m) throw new Error(`toolchain/versions.env has no ${key}`);
+    return m[1];
+}

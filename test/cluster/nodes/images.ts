@@ -41,6 +41,7 @@ const BUSYBOX_APPLETS = [
     "rm",
     "head",
     "tail",
+    "tar",
     "mkdir",
     "ps",
 ];
@@ -140,7 +141,7 @@ export type ChartImageBinaries = Record<
 export const CHART_JOB_IMAGES = ["docker.io/cfssl/cfssl:latest", `docker.io/${DEFAULTS.karmadaKubectlImage}:latest`];
 
 /** The images Karmada's chart references with Kamino's values (test/engine/karmada-chart.test.ts renders the chart to check it), at `version`. */
-export function chartImageSpecs(bins: ChartImageBinaries, version = KARMADA_VERSION): ImageSpec[] {
+export function chartImageSpecs(bins: ChartImageBinaries, version: string = KARMADA_VERSION): ImageSpec[] {
     const jobShell = [...busybox(), ...debianBinaryFiles("/bin/bash"), { target: "/etc/passwd", contents: "root:x:0:0:root:/root:/bin/sh\n" }];
     return [
         // As Karmada's images: the program in /bin, where the chart's command names it.

@@ -11,10 +11,12 @@
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { findNamedBinaries } from "../harness/binaries";
+import { findNamedBinaries, toolchainVersion } from "../harness/binaries";
 import { PortAllocator } from "../harness/ports";
 import { runRoot, runTag, sweepRealNodes, SweepReport } from "../../support/node-sweep";
-import { buildImages, CHART_JOB_IMAGES, chartImageSpecs, imageSpecs, KARMADA_CHART_COMPONENTS } from "./images";
+import { DEFAULTS } from "../../../components/config";
+import { buildImages, CHART_JOB_IMAGES, ChartImageBinaries, chartImageSpecs, ImageBinaries, imageSpecs, KARMADA_CHART_COMPONENTS } from "./images";
+import type { ImageSpec } from "./oci-image";
 import { CNI_BIN_DIR, RUNC } from "./node-config";
 import { nextNetworkIndex, NodeNetwork } from "./node-network";
 import { RealClusterBinaries, RealNodeCluster, RealNodeClusterOptions } from "./real-node-cluster";
@@ -76,12 +78,42 @@ export function checkRealNodePrerequisites(): void {
         missing.push("a static /bin/busybox (Debian: apt-get install -y busybox-static)");
     }
     if (missing.length) throw new Error(`real nodes need: ${missing.join("; ")}`);
+    raiseInotifyInstances();
+}
+
+/** inotify instances every real node's kubelet and containerd take several of (cAdvisor, the CRI, certificates). */
+export const INOTIFY_INSTANCES = 1024;
+
+/**
+ * The kernel's default of 128 inotify instances per user is spent by a few nodes (kind's known issue:
+ * a kubelet then fails with "inotify_init: too many open files"): raised for this machine, as kind
+ * advises, when lower.
+ */
+function raiseInotifyInstances(): void {
+    const file = "/proc/sys/fs/inotify/max_user_instances";
+    if (Number(fs.readFileSync(file, "utf8")) < INOTIFY_INSTANCES) fs.writeFileSync(file, String(INOTIFY_INSTANCES));
 }
 
 /** What the nodes of a network are given besides the base images. */
 export interface RealNodesOptions {
     /** The images Karmada's chart starts (chartImageSpecs): all (its components, Kubernetes' and its Jobs'), or its Jobs' only. */
     karmadaChartImages?: "all" | "jobs";
+    /** Karmada's own images (its components and agent) at the version an upgrade goes to (KARMADA_NEXT_VERSION). */
+    nextKarmada?: boolean;
+}
+
+/** Karmada's images at KARMADA_NEXT_VERSION, from the toolchain's karmada-next build (group chart: only that tool there has Karmada's names). */
+function nextKarmadaImageSpecs(): ImageSpec[] {
+    const version = toolchainVersion("KARMADA_NEXT_VERSION");
+    const names = [...KARMADA_CHART_COMPONENTS.map((c) => `karmada-${c}` as const), "karmada-agent"] as const;
+    const bins = findNamedBinaries(names, ["chart"]);
+    const printed = execFileSync(bins["karmada-controller-manager"], ["version"], { encoding: "utf8" });
+    if (!printed.includes(`GitVersion:"${version}"`)) throw new Error(`${bins["karmada-controller-manager"]} is not Karmada ${version}: ${printed.trim()}`);
+    const components = chartImageSpecs(bins as unknown as ChartImageBinaries, version).filter((s) => s.name.startsWith("docker.io/karmada/"));
+    const agent = imageSpecs({ "karmada-agent": bins["karmada-agent"] } as ImageBinaries, `${DEFAULTS.karmadaAgentImage}:${version}`).find((s) =>
+        s.name.endsWith(`karmada-agent:${version}`),
+    )!;
+    return [...components, agent];
 }
 
 /** The programs of the chart's images (images.ts chartImageSpecs). */
@@ -108,7 +140,11 @@ export class RealNodes {
     ) {
         this.bins = findNamedBinaries(NODE_BINARIES, ["cluster", "nodes"]);
         const chart = opts.karmadaChartImages ? chartImageSpecs(findNamedBinaries(CHART_BINARIES, ["cluster", "chart"])) : [];
-        const specs = [...imageSpecs(this.bins), ...(opts.karmadaChartImages === "jobs" ? chart.filter((c) => CHART_JOB_IMAGES.includes(c.name)) : chart)];
+        const specs = [
+            ...imageSpecs(this.bins),
+            ...(opts.karmadaChartImages === "jobs" ? chart.filter((c) => CHART_JOB_IMAGES.includes(c.name)) : chart),
+            ...(opts.nextKarmada ? nextKarmadaImageSpecs() : []),
+        ];
         this.images = buildImages(path.join(runRoot(network.tag), "images"), specs);
     }
 
