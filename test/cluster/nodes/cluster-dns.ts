@@ -21,8 +21,12 @@ export const COREFILE = `.:53 {
 }
 `;
 
-/** Every object, in the order to apply them; `dnsIp` is the kubelets' `clusterDNS`. */
-export function clusterDnsObjects(dnsIp: string): KubeObject[] {
+/**
+ * Every object, in the order to apply them; `dnsIp` is the kubelets' `clusterDNS`. Two replicas on
+ * two nodes where there are two (as kubeadm and GKE's kube-dns run it): with one, a node's loss took
+ * the cluster's DNS with it, and every client of a Service's name failed for the whole outage.
+ */
+export function clusterDnsObjects(dnsIp: string, nodes = 1): KubeObject[] {
     return [
         { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: NAME, namespace: NS } },
         {
@@ -47,7 +51,7 @@ export function clusterDnsObjects(dnsIp: string): KubeObject[] {
             kind: "Deployment",
             metadata: { name: NAME, namespace: NS, labels },
             spec: {
-                replicas: 1,
+                replicas: Math.min(2, Math.max(1, nodes)),
                 selector: { matchLabels: labels },
                 template: {
                     metadata: { labels },
@@ -55,6 +59,13 @@ export function clusterDnsObjects(dnsIp: string): KubeObject[] {
                         serviceAccountName: NAME,
                         dnsPolicy: "Default",
                         priorityClassName: "system-cluster-critical",
+                        affinity: {
+                            podAntiAffinity: {
+                                requiredDuringSchedulingIgnoredDuringExecution: [
+                                    { labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" },
+                                ],
+                            },
+                        },
                         containers: [
                             {
                                 name: "coredns",
