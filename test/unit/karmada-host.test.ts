@@ -79,13 +79,14 @@ describe("endpoints and networks", () => {
         expect(["10.0.0.0", "10.0.0.0/33", "2001:db8::/129", "office", "10.0.0.0/8/1"].some(isCidr)).toBe(false);
     });
 
-    test("the load balancer: Karmada's apiserver pods, port 5443, only the listed networks; an IP is asked for, a name is not", () => {
+    test("the load balancer: Karmada's apiserver pods, port 5443, only the listed networks, only to nodes running one; an IP is asked for, a name is not", () => {
         expect(loadBalancerSpec({ host: "34.1.2.3", authorizedNetworks: ["203.0.113.0/24"] })).toEqual({
             type: "LoadBalancer",
             selector: { app: "karmada-apiserver" },
             ports: [{ name: "https", port: 5443, targetPort: 5443, protocol: "TCP" }],
             loadBalancerIP: "34.1.2.3",
             loadBalancerSourceRanges: ["203.0.113.0/24"],
+            externalTrafficPolicy: "Local",
         });
         expect(loadBalancerSpec({ host: "karmada.example.com", authorizedNetworks: [] })).not.toHaveProperty("loadBalancerIP");
         expect(apiServerUrl("2001:db8::10", 5443)).toBe("https://[2001:db8::10]:5443");

@@ -26,6 +26,11 @@ export function loadBalancerSpec(a: { host: string; authorizedNetworks: string[]
         ports: [{ name: "https", port: KARMADA_API_PORT, targetPort: KARMADA_API_PORT, protocol: "TCP" }],
         ...(isIP(a.host) ? { loadBalancerIP: a.host } : {}),
         loadBalancerSourceRanges: a.authorizedNetworks,
+        // Only to nodes running a Ready karmada-apiserver, each to its own: the load balancer's health
+        // check (kube-proxy's healthCheckNodePort) drops a lost node at once, where with "Cluster" every
+        // node kept forwarding to the lost node's pod until the host marked that node not Ready (seen in
+        // the node-loss drill: calls failing for 20 s, and a Pull agent that lost its lease).
+        externalTrafficPolicy: "Local",
     };
 }
 

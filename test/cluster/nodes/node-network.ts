@@ -79,6 +79,16 @@ export class NodeNetwork {
         this.bridge = `kmb${this.scope}`;
     }
 
+    /** The network's subnet, e.g. `10.250.3.0/24`: its nodes' addresses and this machine's on it. */
+    get subnet(): string {
+        return `10.250.${this.index}.0/24`;
+    }
+
+    /** An address on the network that no node takes (nodes count up from .10): a load balancer's. */
+    spareAddress(n = 0): string {
+        return `10.250.${this.index}.${200 + n}`;
+    }
+
     /** Creates the bridge. */
     up(): void {
         ip("link", "add", this.bridge, "type", "bridge");
