@@ -125,7 +125,7 @@ export async function stopChartFleet(f: Partial<ChartFleet>): Promise<void> {
 }
 
 /** The chart's Karmada API, as the stack's karmadaKubeconfig output reaches it (through the mapping). */
-export function karmadaClient(f: ChartFleet, kubeconfig: string): KubeClient {
+export function karmadaClient(f: Pick<ChartFleet, "sandbox">, kubeconfig: string): KubeClient {
     const file = path.join(f.sandbox.dir, "karmada.kubeconfig");
     fs.writeFileSync(file, kubeconfig, { mode: 0o600 });
     return KubeClient.fromKubeconfig(file);

@@ -1,5 +1,5 @@
 // Checks of the real-node layer itself (test/cluster/nodes), run on a cluster another test file
-// starts (karmada-etcd-pods.test.ts), so that no file starts a cluster for them alone. Proven: what
+// starts (production-drills.test.ts), so that no file starts a cluster for them alone. Proven: what
 // the loopback clusters cannot show: the scheduler places pods on nodes, pods get IPs from the node's
 // bridge, a Service's ClusterIP answers through kube-proxy from another node, the cluster DNS
 // resolves `*.svc.cluster.local`, the kubelet sets a Service's link variables, logs come back through
