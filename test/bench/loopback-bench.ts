@@ -10,10 +10,10 @@
 //   KAMINO_BENCH_SCALES=1,8,16   member counts (default 1,8,16)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
-//   KAMINO_BENCH_REAL_RUNS=3     runs of the real-node row, up_real_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
 //   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_PROD_RUNS=3     the production drills' timed part on real nodes: prod_up_real_s, node_loss_gap_s, upgrade_gap_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
@@ -26,7 +26,7 @@ import { DEFAULTS } from "../../components/config";
 import { failback } from "../../components/karmada/failover/failback";
 import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
-import { CHART_METRICS, karmadaChartOnce, PROMOTE_METRICS, promoteOnce, REAL_METRICS, realNodesOnce } from "./real-nodes-bench";
+import { CHART_METRICS, karmadaChartOnce, PROD_METRICS, prodDrillsOnce, PROMOTE_METRICS, promoteOnce } from "./real-nodes-bench";
 import { outageSweep } from "./outage-sweep-bench";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
@@ -37,9 +37,9 @@ const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
-const REAL_RUNS = Number(process.env.KAMINO_BENCH_REAL_RUNS ?? String(RUNS));
 const PROMOTE_RUNS = Number(process.env.KAMINO_BENCH_PROMOTE_RUNS ?? String(RUNS));
 const CHART_RUNS = Number(process.env.KAMINO_BENCH_CHART_RUNS ?? String(RUNS));
+const PROD_RUNS = Number(process.env.KAMINO_BENCH_PROD_RUNS ?? String(RUNS));
 const IRIS = resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "federated-iris" });
 
 // peak_memory_mib: the RSS of the bench's whole process tree (the harness's processes, Pulumi and its
@@ -208,12 +208,6 @@ async function main(): Promise<void> {
     // A sweep at another toleration than Pulumi.dr.yaml's is kept beside the default one.
     const after = process.env.KAMINO_BENCH_SWEEP_FAILOVER_AFTER;
     const sweepKey = after ? `outage_sweep_failover_after_${after}` : "outage_sweep";
-    const realRuns: Record<string, number>[] = [];
-    for (let i = 0; i < REAL_RUNS; i++) {
-        realRuns.push(await realNodesOnce(binPath));
-        console.log(`real nodes run ${i + 1}/${REAL_RUNS}: ${REAL_METRICS.map((m) => `${m}=${realRuns[i][m]}`).join(" ")}`);
-    }
-    const real = REAL_RUNS > 0 ? Object.fromEntries(REAL_METRICS.map((m) => [m, stats(realRuns.map((r) => r[m]))])) : undefined;
     const promoteRuns: Record<string, number>[] = [];
     for (let i = 0; i < PROMOTE_RUNS; i++) {
         promoteRuns.push(await promoteOnce(binPath));
@@ -226,6 +220,12 @@ async function main(): Promise<void> {
         console.log(`Karmada's chart run ${i + 1}/${CHART_RUNS}: ${CHART_METRICS.map((m) => `${m}=${chartRuns[i][m]}`).join(" ")}`);
     }
     const chart = CHART_RUNS > 0 ? Object.fromEntries(CHART_METRICS.map((m) => [m, stats(chartRuns.map((r) => r[m]))])) : undefined;
+    const prodRuns: Record<string, number>[] = [];
+    for (let i = 0; i < PROD_RUNS; i++) {
+        prodRuns.push(await prodDrillsOnce());
+        console.log(`production drills run ${i + 1}/${PROD_RUNS}: ${PROD_METRICS.map((m) => `${m}=${prodRuns[i][m]}`).join(" ")}`);
+    }
+    const prod = PROD_RUNS > 0 ? Object.fromEntries(PROD_METRICS.map((m) => [m, stats(prodRuns.map((r) => r[m]))])) : undefined;
     const machine = {
         cores: os.cpus().length,
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
@@ -238,31 +238,18 @@ async function main(): Promise<void> {
     const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
     const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
-    const kept = Object.fromEntries(
-        Object.entries(earlier).filter(
-            ([k]) =>
-                k !== "machine" &&
-                (k === "failover"
-                    ? !failover
-                    : k === "real_nodes"
-                      ? !real
-                      : k === "promote"
-                        ? !promote
-                        : k === "karmada_chart"
-                          ? !chart
-                          : k.startsWith("outage_sweep")
-                            ? !sweep || k !== sweepKey
-                            : SCALES.length === 0),
-        ),
-    );
+    // Each section by its key, undefined when this run did not measure it.
+    const sections: Record<string, unknown> = { failover, promote, karmada_chart: chart, prod_drills: prod };
+    const measured = (k: string) => (k in sections ? sections[k] !== undefined : k.startsWith("outage_sweep") ? !!sweep && k === sweepKey : SCALES.length > 0);
+    const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && !measured(k)));
     const machines = {
         ...earlierMachines,
         ...(SCALES.length ? { scales: machine } : {}),
         ...(failover ? { failover: machine } : {}),
-        ...(real ? { real_nodes: { ...machine, runs: REAL_RUNS } } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
         ...(sweep ? { [sweepKey]: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
         ...(chart ? { karmada_chart: { ...machine, runs: CHART_RUNS } } : {}),
+        ...(prod ? { prod_drills: { ...machine, runs: PROD_RUNS } } : {}),
     };
     fs.writeFileSync(
         OUT,
@@ -272,10 +259,10 @@ async function main(): Promise<void> {
                 ...kept,
                 ...results,
                 ...(failover ? { failover } : {}),
-                ...(real ? { real_nodes: real } : {}),
                 ...(promote ? { promote } : {}),
                 ...(sweep ? { [sweepKey]: sweep } : {}),
                 ...(chart ? { karmada_chart: chart } : {}),
+                ...(prod ? { prod_drills: prod } : {}),
             },
             null,
             2,
@@ -307,10 +294,6 @@ async function main(): Promise<void> {
             console.log(`${what}\n${FAILOVER_METRICS.map((m) => `  ${m}: ${t[m].min} / ${t[m].median} / ${t[m].max}`).join("\n")}`);
         }
     }
-    if (real)
-        console.log(
-            `real nodes (a three-node host, then Kamino's etcd by pulumi up), min / median / max of ${REAL_RUNS} run(s): ${REAL_METRICS.map((m) => `${m} ${real[m].min} / ${real[m].median} / ${real[m].max}`).join(", ")}`,
-        );
     if (promote)
         console.log(
             `the mirror's promotion (the primary's member lost for good, then npm run promote), seconds since the loss, min / median / max of ${PROMOTE_RUNS} run(s): ${PROMOTE_METRICS.map((m) => `${m} ${promote[m].min} / ${promote[m].median} / ${promote[m].max}`).join(", ")}`,
@@ -323,6 +306,10 @@ async function main(): Promise<void> {
     if (chart)
         console.log(
             `Karmada's chart on real nodes (ikofett's shape; from pulumi up), min / median / max of ${CHART_RUNS} run(s): ${CHART_METRICS.map((m) => `${m} ${chart[m].min} / ${chart[m].median} / ${chart[m].max}`).join(", ")}`,
+        );
+    if (prod)
+        console.log(
+            `the production control plane on real nodes, min / median / max of ${PROD_RUNS} run(s): ${PROD_METRICS.map((m) => `${m} ${prod[m].min} / ${prod[m].median} / ${prod[m].max}`).join(", ")}`,
         );
     console.log(`wrote ${OUT}`);
 }

@@ -1,31 +1,16 @@
-// The bench's real-node rows. Kamino's etcd off kind brought up on real nodes, timed: a three-node
-// cluster in three zones starts (host_start_s), then `pulumi up` of Kamino's KarmadaEtcd runs its
-// three members as real pods until every one is Ready (etcd_up_s); up_real_s is both. Karmada's own
-// chart on a real-node host shaped as the dev stack's ikofett (chart-fleet.ts): from `pulumi up` to
+// The bench's real-node rows. Karmada's own chart on a real-node host shaped as the dev stack's ikofett (chart-fleet.ts): from `pulumi up` to
 // every component Ready and a member joined (karmada_up_real_s; the seed gives 10-15 minutes for the
-// same chart on kind). And the mirror's promotion.
-import { ChartUpTimings, startChartFleet, stopChartFleet, upChartFleet } from "../cluster/chart-fleet";
+// same chart on kind). The production control plane (prod-fleet.ts): from `pulumi up` to its end
+// (prod_up_real_s), and the API's longest gap through a node's power cut and through an upgrade
+// (node_loss_gap_s, upgrade_gap_s; production-drills.test.ts asserts them). And the mirror's promotion.
+import { ChartUpTimings, karmadaClient, startChartFleet, stopChartFleet, upChartFleet } from "../cluster/chart-fleet";
+import { toolchainVersion } from "../cluster/harness/binaries";
+import { nodeLossDrill, upgradeDrill } from "../cluster/prod-drills";
+import { startProdFleet, stopProdFleet } from "../cluster/prod-fleet";
+import { DEFAULTS } from "../../components/config";
 import { loseThePrimaryAndPromote, PromoteTimeline, startMirrorPromoteFleet } from "../cluster/mirror-promote-scenario";
 import { RealNodes } from "../cluster/nodes";
-import { realEtcdHost, RealEtcdTimings } from "../cluster/real-etcd-stack";
-import { EngineSandbox } from "../support/engine";
 import { runTag, sweepRealNodes } from "../support/node-sweep";
-
-export const REAL_METRICS = ["host_start_s", "etcd_up_s", "up_real_s"] as const satisfies readonly (keyof RealEtcdTimings)[];
-export type RealMetric = (typeof REAL_METRICS)[number];
-
-/** One run: a fresh network, host and stack; everything removed after. */
-export async function realNodesOnce(binPath: string): Promise<Record<RealMetric, number>> {
-    const nodes = RealNodes.create();
-    const sandbox = new EngineSandbox(binPath);
-    try {
-        return (await realEtcdHost(nodes, sandbox, { host: "benchhost", stack: "bench-etcd" })).timings;
-    } finally {
-        sandbox.cleanup();
-        await nodes.close();
-        sweepRealNodes(runTag());
-    }
-}
 
 export const PROMOTE_METRICS = ["detected_s", "promote_cmd_s", "promote_s"] as const satisfies readonly (keyof PromoteTimeline)[];
 export type PromoteMetric = (typeof PROMOTE_METRICS)[number];
@@ -61,6 +46,30 @@ export async function karmadaChartOnce(): Promise<Record<ChartMetric, number>> {
         return Object.fromEntries(CHART_METRICS.map((m) => [m, Math.round(timings[m] * 10) / 10])) as Record<ChartMetric, number>;
     } finally {
         await stopChartFleet(f);
+        sweepRealNodes(runTag());
+    }
+}
+
+export const PROD_METRICS = ["prod_up_real_s", "node_loss_gap_s", "upgrade_gap_s"] as const;
+export type ProdMetric = (typeof PROD_METRICS)[number];
+
+/** One run of the production drills' timed part: `up`, a node's power cut, the upgrade; everything removed after. */
+export async function prodDrillsOnce(): Promise<Record<ProdMetric, number>> {
+    const f = await startProdFleet("bench-prod");
+    try {
+        const t0 = Date.now();
+        const up = await f.stack.up();
+        const prod_up_real_s = Math.round((Date.now() - t0) / 100) / 10;
+        const karmada = karmadaClient(f, String(up.outputs.karmadaKubeconfig.value));
+        try {
+            const loss = await nodeLossDrill(f, karmada);
+            const upgrade = await upgradeDrill(f, karmada, DEFAULTS.karmadaChartVersion, toolchainVersion("KARMADA_NEXT_VERSION"));
+            return { prod_up_real_s, node_loss_gap_s: loss.probe.longestGap_s, upgrade_gap_s: upgrade.probe.longestGap_s };
+        } finally {
+            karmada.close();
+        }
+    } finally {
+        await stopProdFleet(f);
         sweepRealNodes(runTag());
     }
 }

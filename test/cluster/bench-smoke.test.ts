@@ -1,5 +1,5 @@
 // `npm run bench` as CI runs it: one member, one run, no failover cycles and no real-node rows (their
-// code runs in the failover suite, karmada-etcd-pods.test.ts, karmada-chart.test.ts and mirror-promote-pod.test.ts), in a
+// code runs in the failover suite, karmada-chart.test.ts, production-drills.test.ts and mirror-promote-pod.test.ts), in a
 // process of its own as a user runs it. A test file, so that jest runs it beside the others instead
 // of after them. It is also the cluster tests' 1-member run in CI (KAMINO_CLUSTER_SCALES=4 there): up
 // until IKO reports Running, propagation, a no-op up that must change nothing, preview and destroy.
@@ -23,10 +23,10 @@ test("npm run bench at 1 member writes every figure of its row", async () => {
                 KAMINO_BENCH_SCALES: "1",
                 KAMINO_BENCH_RUNS: "1",
                 KAMINO_BENCH_FAILOVER_RUNS: "0",
-                KAMINO_BENCH_REAL_RUNS: "0",
                 KAMINO_BENCH_PROMOTE_RUNS: "0",
                 KAMINO_BENCH_SWEEP_RUNS: "0",
                 KAMINO_BENCH_CHART_RUNS: "0",
+                KAMINO_BENCH_PROD_RUNS: "0",
                 KAMINO_BENCH_OUT: out,
             },
             maxBuffer: 16 * 1024 * 1024,
