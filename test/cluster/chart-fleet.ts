@@ -82,37 +82,51 @@ export async function startChartFleet(stackName: string, chartVersion = DEFAULTS
         ).start();
         f.sandbox = new EngineSandbox(toolchainPath("engine"));
         f.iko = new IkoPlayer([f.member.api, f.backup.api], 0).start();
-        f.stack = await loopbackStack(
-            f.sandbox,
-            {
-                host: { name: HOST },
-                hostKubeconfig: f.host.kubeconfig,
-                members: [f.member, f.backup].map((c) => ({ name: c.opts.name, kubeconfig: c.kubeconfig })),
-            },
-            stackName,
-            {
-                irisClustersFrom: "Pulumi.dr.yaml",
-                playedBy: { ikoclone: MEMBER },
-                runningTimeoutSeconds: 300,
-                syncModes: { [MEMBER]: "Pull" },
-                apiEndpoints: { [BACKUP]: f.backup.networkServer },
-                karmada: {
-                    chartRepo: f.repo.url,
-                    chartVersion,
-                    topology: "single",
-                    endpoint: f.mapping.endpoint,
-                    installTimeoutSeconds: 600,
-                    // The chart's etcd on a volume of the worker's: its default, a hostPath, would be this
-                    // machine's own /var/lib/karmada-system, shared by every node and every run here.
-                    values: { etcd: { internal: { storageType: "pvc", pvc: { storageClass: LOCAL_STORAGE_CLASS, size: "1Gi" } } } },
-                },
-            },
-        );
+        f.stack = await chartStack(f, HOST, stackName, {
+            chartRepo: f.repo.url,
+            chartVersion,
+            topology: "single",
+            endpoint: f.mapping.endpoint,
+            installTimeoutSeconds: 600,
+            // The chart's etcd on a volume of the worker's: its default, a hostPath, would be this
+            // machine's own /var/lib/karmada-system, shared by every node and every run here.
+            values: { etcd: { internal: { storageType: "pvc", pvc: { storageClass: LOCAL_STORAGE_CLASS, size: "1Gi" } } } },
+        });
         return f;
     } catch (e) {
         await stopChartFleet(f);
         throw e;
     }
+}
+
+/**
+ * The stack of a fleet whose Karmada Kamino installs from the chart repository on loopback: the host,
+ * Pulumi.dr.yaml's federated-iris on MEMBER (joined by Pull) with BACKUP behind it, and `karmada` as
+ * the stack's `kamino:karmada`.
+ */
+export function chartStack(
+    f: Pick<ChartFleet, "sandbox" | "host" | "member" | "backup">,
+    hostName: string,
+    stackName: string,
+    karmada: Record<string, unknown>,
+): ReturnType<typeof loopbackStack> {
+    return loopbackStack(
+        f.sandbox,
+        {
+            host: { name: hostName },
+            hostKubeconfig: f.host.kubeconfig,
+            members: [f.member, f.backup].map((c) => ({ name: c.opts.name, kubeconfig: c.kubeconfig })),
+        },
+        stackName,
+        {
+            irisClustersFrom: "Pulumi.dr.yaml",
+            playedBy: { ikoclone: MEMBER },
+            runningTimeoutSeconds: 300,
+            syncModes: { [MEMBER]: "Pull" },
+            apiEndpoints: { [BACKUP]: f.backup.networkServer },
+            karmada,
+        },
+    );
 }
 
 /** Whatever of the fleet was started, stopped; the real nodes closed (nothing left: node-sweep.ts). */

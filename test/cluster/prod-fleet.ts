@@ -9,11 +9,10 @@
 // Members, as in chart-fleet.ts: `ikoreal` joined by Pull through that address (its agent a pod), and
 // `ikodr` by Push; federated-iris placed as Pulumi.dr.yaml places it, on [ikoreal, ikodr].
 import { EngineSandbox, toolchainPath } from "../support/engine";
-import { BACKUP, MEMBER } from "./chart-fleet";
+import { BACKUP, chartStack, MEMBER } from "./chart-fleet";
 import { FleetView } from "./failover-scenario";
 import { IkoPlayer, KubeClient } from "./harness";
 import { ChartRepository } from "./harness/chart-repository";
-import { loopbackStack } from "./loopback-stack";
 import { LOCAL_STORAGE_CLASS, RealNodeCluster, RealNodes } from "./nodes";
 import { ServiceLoadBalancer } from "./nodes/service-load-balancer";
 import { DEFAULTS } from "../../components/config";
@@ -32,7 +31,7 @@ export interface ProdFleet {
     endpoint: string;
     sandbox: EngineSandbox;
     iko: IkoPlayer;
-    stack: Awaited<ReturnType<typeof loopbackStack>>;
+    stack: Awaited<ReturnType<typeof chartStack>>;
     /** Seconds the host took to start. */
     hostStartS: number;
 }
@@ -57,31 +56,15 @@ export async function startProdFleet(stackName: string): Promise<ProdFleet> {
         f.endpoint = nodes.network.spareAddress();
         f.sandbox = new EngineSandbox(toolchainPath("engine"));
         f.iko = new IkoPlayer([f.member.api, f.backup.api], 0).start();
-        f.stack = await loopbackStack(
-            f.sandbox,
-            {
-                host: { name: PROD_HOST },
-                hostKubeconfig: f.host.kubeconfig,
-                members: [f.member, f.backup].map((c) => ({ name: c.opts.name, kubeconfig: c.kubeconfig })),
-            },
-            stackName,
-            {
-                irisClustersFrom: "Pulumi.dr.yaml",
-                playedBy: { ikoclone: MEMBER },
-                runningTimeoutSeconds: 300,
-                syncModes: { [MEMBER]: "Pull" },
-                apiEndpoints: { [BACKUP]: f.backup.networkServer },
-                karmada: {
-                    chartRepo: f.repo.url,
-                    chartVersion: DEFAULTS.karmadaChartVersion,
-                    endpoint: f.endpoint,
-                    // This machine and every node of the network (the Pull member's agent comes from its node's address).
-                    authorizedNetworks: [nodes.network.subnet],
-                    installTimeoutSeconds: 900,
-                    etcd: { volumeSize: "1Gi", storageClass: LOCAL_STORAGE_CLASS },
-                },
-            },
-        );
+        f.stack = await chartStack(f, PROD_HOST, stackName, {
+            chartRepo: f.repo.url,
+            chartVersion: DEFAULTS.karmadaChartVersion,
+            endpoint: f.endpoint,
+            // This machine and every node of the network (the Pull member's agent comes from its node's address).
+            authorizedNetworks: [nodes.network.subnet],
+            installTimeoutSeconds: 900,
+            etcd: { volumeSize: "1Gi", storageClass: LOCAL_STORAGE_CLASS },
+        });
         return f;
     } catch (e) {
         await stopProdFleet(f);
