@@ -196,7 +196,7 @@ test("a node's power cut: the API keeps answering, etcd its quorum; power back, 
     );
     // Through the aggregated API (what agents and status call): the goal, 15 s at most.
     expect(r.probe.longestGap_s).toBeLessThanOrEqual(15);
-    // karmada-apiserver's own objects stalled longer (13.7 s seen): bounded, not explained yet.
+    // karmada-apiserver's own objects stalled longer (13.7 s seen): bounded (docs/production.md, Open).
     expect(r.etcdProbe.longestGap_s).toBeLessThanOrEqual(30);
     expect((await etcdctl("health-after-loss", ["endpoint", "health"], n.members)).match(/is healthy/g)).toHaveLength(3);
     // The finding (docs/production.md, Drilled on real pods): the Pull member's agent, cut off for
