@@ -5,6 +5,7 @@
 // With a backend host it is a port mapping as kind's (Docker's) is: a port of this machine forwarded
 // to a NodePort of a real node.
 import * as net from "net";
+import { pipeThrough } from "./tcp-pipe";
 
 /** The second loopback address (Linux routes all of 127.0.0.0/8 to lo). */
 export const PUBLISHED_ADDRESS = "127.0.0.2";
@@ -33,13 +34,7 @@ export class LoadBalancer {
     async start(): Promise<this> {
         this.server = net.createServer((client) => {
             this.connections++;
-            const backend = net.connect({ host: this.backendHost, port: this.backendPort });
-            for (const s of [client, backend]) {
-                this.sockets.add(s);
-                s.on("close", () => this.sockets.delete(s));
-                s.on("error", () => (s === client ? backend : client).destroy());
-            }
-            client.pipe(backend).pipe(client);
+            pipeThrough(client, net.connect({ host: this.backendHost, port: this.backendPort }), this.sockets);
         });
         await new Promise<void>((resolve, reject) => {
             this.server!.once("error", reject);

@@ -9,6 +9,7 @@ import * as net from "net";
 import * as path from "path";
 import { ApiServer } from "./kube-processes";
 import { LOOPBACK, PortAllocator } from "./ports";
+import { pipeThrough } from "./tcp-pipe";
 
 export class MemberFront {
     private server?: net.Server;
@@ -54,13 +55,7 @@ export class MemberFront {
     private async listen(): Promise<void> {
         const backend = new URL(this.member.server);
         const server = net.createServer((client) => {
-            const upstream = net.connect({ host: backend.hostname, port: Number(backend.port) });
-            for (const s of [client, upstream]) {
-                this.sockets.add(s);
-                s.on("close", () => this.sockets.delete(s));
-                s.on("error", () => (s === client ? upstream : client).destroy());
-            }
-            client.pipe(upstream).pipe(client);
+            pipeThrough(client, net.connect({ host: backend.hostname, port: Number(backend.port) }), this.sockets);
         });
         await new Promise<void>((resolve, reject) => {
             server.once("error", reject);

@@ -9,6 +9,7 @@
 import { execFileSync } from "child_process";
 import * as http from "http";
 import * as net from "net";
+import { pipeThrough } from "../harness/tcp-pipe";
 import { KubeClient, resourcePath } from "../harness";
 import { NodeNetwork } from "./node-network";
 
@@ -65,13 +66,7 @@ class Frontend {
         if (healthy.length === 0) return void client.destroy();
         const node = healthy[this.next++ % healthy.length];
         this.forwarded++;
-        const backend = net.connect({ host: node, port: this.nodePort });
-        for (const s of [client, backend]) {
-            this.sockets.add(s);
-            s.on("close", () => this.sockets.delete(s));
-            s.on("error", () => (s === client ? backend : client).destroy());
-        }
-        client.pipe(backend).pipe(client);
+        pipeThrough(client, net.connect({ host: node, port: this.nodePort }), this.sockets);
     }
 
     /** Stops listening and ends every connection through it (an agent's watch would hold the close forever). */
