@@ -7,6 +7,8 @@ const { longestFirst, expectedSeconds } = require("../support/longest-first") as
     longestFirst: (tests: Array<{ path: string }>) => Array<{ path: string }>;
     expectedSeconds: (file: string) => number | undefined;
 };
+const REAL_NODES = (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "test/support/file-durations.json"), "utf8")) as { realNodes: string[] })
+    .realNodes;
 const ROOT = path.join(__dirname, "..", "..");
 const DURATIONS = (JSON.parse(fs.readFileSync(path.join(ROOT, "test/support/file-durations.json"), "utf8")) as { seconds: Record<string, number> }).seconds;
 // CI runs the engine files in the cluster stage's jest run (.ci/run).
@@ -40,4 +42,16 @@ test("timed files run longest first, after the untimed ones, which keep jest's o
         "test/cluster/harness.test.ts",
     ]);
     expect(expectedSeconds(path.join(ROOT, "test/cluster/two-member-fleet.test.ts"))).toBe(DURATIONS["test/cluster/two-member-fleet.test.ts"]);
+});
+
+test("the files that run real nodes come last, longest first, after every loopback file however long", () => {
+    const at = (f: string) => ({ path: path.join(ROOT, f) });
+    const order = longestFirst(clusterFiles.map(at)).map((t) => path.relative(ROOT, t.path));
+    expect(REAL_NODES.length).toBeGreaterThan(0);
+    expect(order.slice(-REAL_NODES.length)).toEqual([...REAL_NODES].sort((a, b) => DURATIONS[b] - DURATIONS[a]));
+    // Each listed file exists and starts real nodes (RealNodes), and no other file does.
+    const startsNodes = clusterFiles.filter((f) =>
+        /startProdFleet|startChartFleet|RealNodes\.create|startMirrorPromoteFleet/.test(fs.readFileSync(path.join(ROOT, f), "utf8")),
+    );
+    expect([...startsNodes].sort()).toEqual([...REAL_NODES].sort());
 });
