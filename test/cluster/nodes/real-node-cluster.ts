@@ -108,7 +108,8 @@ export class RealNodeCluster {
             await this.client.mergePatch(resourcePath("v1", "nodes", { name: n.name }), { metadata: { labels: { [CONTROL_PLANE_ROLE]: "" } } });
         }
         if (o.limitCriticalPriority) await this.applyAll([criticalPodsQuota("kube-system", "gcp-critical-pods")]);
-        await this.applyAll(clusterDnsObjects(DNS_SERVICE_IP, o.nodes.length));
+        // One replica a node that takes pods (a control-plane node is tainted NoSchedule), two at most.
+        await this.applyAll(clusterDnsObjects(DNS_SERVICE_IP, o.nodes.filter((n) => !n.controlPlane).length));
         await this.makeLocalVolumes();
         await this.waitForDeploymentReady("kube-system", "coredns");
     }
