@@ -26,12 +26,13 @@ const [FIRST, BACKUP] = ["ikoclone", "ikodr"];
  * Lengths (s) that bracket each fault's bound at Kamino's defaults (failureDetectionSeconds 12,
  * failoverAfterSeconds 10), found by the first sweeps: refusals moved nothing up to 18 s and
  * everything from 22 s, a hang nothing before Karmada's client timed out twice (about 55 s), a lost
- * agent nothing when it was back within about 5 s.
+ * agent nothing when it was back within about 5 s while a new agent waited for the old one's leader
+ lease; since the agents run without leader election, a lost agent is bracketed as a refusal is.
  */
 export const DEFAULT_LENGTHS: Record<SweepFault, number[]> = {
     push_refused: [12, 15, 17, 19, 21, 24],
     push_hung: [45, 58, 66, 72],
-    pull_agent: [2, 5, 7, 9, 12, 16],
+    pull_agent: [12, 15, 17, 19, 21, 24],
     pull_apiserver: [12, 15, 17, 19, 21, 24],
     pull_hung: [60, 90, 120],
 };

@@ -42,10 +42,10 @@ export const GUARD = {
     /** A hang this long is not even detected: Karmada's client waits 32 s for an answer. */
     hungBelowS: 20,
     /**
-     * An agent away this long (a restart) moves nothing, though Karmada marks the member Unknown: the
-     * new agent reports only once it leads, a lease (11 s) after it first saw the old one's.
+     * An agent away this long moves nothing, though Karmada marks the member Unknown (its cluster Lease
+     * unrenewed for 10 s): the new agent, with no leader election to wait for, reports at once.
      */
-    agentBelowS: 1,
+    agentBelowS: 13,
     /** From the cut to Running on the backup, for a refused member or a lost agent that stays lost. */
     failoverWithinS: 23,
     /** The same for a hung Push member. */
@@ -100,7 +100,7 @@ export function sweepCut(fault: SweepFault, { fleet, member, agents, front }: Sw
                         await new Promise((r) => setTimeout(r, 100));
                     }
                 },
-                // The agent renews the cluster's Lease in the Karmada API once it leads again.
+                // The agent renews the cluster's Lease in the Karmada API as soon as it runs again.
                 heardSince: async (since) => Date.parse((await fleet.karmada.client.get<Lease>(lease))?.spec?.renewTime ?? "") > since,
             };
         }

@@ -118,7 +118,7 @@ describe("failover of a Pull member", () => {
 /**
  * The guard's points for a Pull member (docs/disaster-recovery.md, the bound; `npm run bench` sweeps
  * many lengths): its API server refused to its agent, and its agent gone (a restart), each shorter
- * than the bound: Karmada marks the member not Ready (False, then Unknown) and taints it, and nothing
+ * than the bound: Karmada marks the member not Ready (False or Unknown) and taints it, and nothing
  * moves; then the agent gone until the IrisCluster moves, within the documented time. A refusal above
  * the bound is the next test.
  */
@@ -129,7 +129,7 @@ function belowAndAboveTheBound(): void {
         expect([p.moved, p.notReady_s !== null, p.tainted_s !== null, p.ready_s !== null]).toEqual([false, true, true, true]);
     });
 
-    test(`its agent restarted (gone ${GUARD.agentBelowS} s), under the bound: Unknown and tainted until the new one leads, nothing moves`, async () => {
+    test(`its agent gone ${GUARD.agentBelowS} s, under the bound: Unknown and tainted until the new one reports, nothing moves`, async () => {
         const p = await outageOf(fleet, ID, FIRST, BACKUP, sweepCut("pull_agent", { fleet, member: FIRST, agents: suite.agents }), GUARD.agentBelowS, {
             probeS,
         });

@@ -26,9 +26,6 @@ describe("detectionFlags", () => {
                 "cluster-lease-duration": "12s",
                 "cluster-lease-renew-interval-fraction": "0.25",
                 "rate-limiter-max-delay": "10s",
-                "leader-elect-lease-duration": "11s",
-                "leader-elect-renew-deadline": "10s",
-                "leader-elect-retry-period": "1s",
             },
         });
     });
@@ -43,10 +40,6 @@ describe("detectionFlags", () => {
         // A member that answers again is Ready at once, for Karmada's probes and its agent's alike:
         // any success threshold would be taken off every IrisCluster's toleration.
         expect([cm["cluster-success-threshold"], agent["cluster-success-threshold"]]).toEqual(["0s", "0s"]);
-        // A restarted agent leads (and reports) once the lease of the one before it runs out: sooner
-        // than Karmada's 15 s, never before the renew deadline an agent cut off from Karmada keeps.
-        expect(secs(agent["leader-elect-lease-duration"])).toBeLessThan(15);
-        expect(secs(agent["leader-elect-lease-duration"])).toBeGreaterThan(secs(agent["leader-elect-renew-deadline"]));
         // Lease: the grace period outlasts a renewal plus a monitor period (notes §9a), and ends within the time.
         const renew = secs(agent["cluster-lease-duration"]) * Number(agent["cluster-lease-renew-interval-fraction"]);
         expect(secs(cm["cluster-monitor-grace-period"])).toBeGreaterThan(renew + secs(cm["cluster-monitor-period"]));

@@ -392,6 +392,14 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         expect(d.inputs.spec.template.metadata.annotations["kamino.io/kubeconfig-sha256"]).toMatch(/^[0-9a-f]{64}$/);
     });
 
+    test("one agent at a time: no leader election, so a Recreate rollout (two agents would both report and apply)", () => {
+        const d = run.get("kubernetes:apps/v1:Deployment", "m2-member-agent");
+        const args: string[] = d.inputs.spec.template.spec.containers[0].args;
+        expect(args).toContain("--leader-elect=false");
+        expect(args.filter((a) => a.startsWith("--leader-elect-"))).toEqual([]);
+        expect([d.inputs.spec.replicas, d.inputs.spec.strategy]).toEqual([1, { type: "Recreate" }]);
+    });
+
     test("its kubeconfig reaches the kind host's node on the kind network, with the signed certificate", () => {
         const s = run.get("kubernetes:core/v1:Secret", "m2-member-agent-kubeconfig");
         expect(providerName(s)).toBe("m2-k8s");
@@ -403,7 +411,7 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         expect(Buffer.from(kc.users[0].user["client-key-data"], "base64").toString()).toBe("FAKE-AGENT-KEY");
     });
 
-    test("in Karmada the agent is a user with its own ClusterRole, Work Role and Lease Roles", () => {
+    test("in Karmada the agent is a user with its own ClusterRole, Work Role and cluster Lease Role, and no leader-election Lease Role", () => {
         const crb = run.get("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "m2-member-karmada-binding");
         expect(providerName(crb)).toBe("karmada-api");
         expect(crb.inputs.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "system:karmada:agent:m2" }]);
@@ -411,6 +419,7 @@ describe("a fleet with a Push and a Pull member, under mocks", () => {
         expect(run.get("kubernetes:rbac.authorization.k8s.io/v1:Role", "m2-member-lease-karmada-cluster-role").inputs.metadata.namespace).toBe(
             "karmada-cluster",
         );
+        expect(run.ofType("kubernetes:rbac.authorization.k8s.io/v1:Role").filter((r) => r.name.startsWith("m2-member-lease-"))).toHaveLength(1);
     });
 
     test("on its member the agent holds the narrow plan plus the kube-system uid, nothing wildcard", () => {

@@ -39,20 +39,6 @@ export const RETURN_FLAGS = ["cluster-success-threshold"] as const;
  */
 export const SUCCESS_THRESHOLD = "0s";
 
-/**
- * A restarted agent (a new pod, a crash) reports nothing until it leads, and a candidate takes the
- * lease only once it has seen it unrenewed for a whole lease duration (the old process does not give
- * it back): 15 s by Karmada's default, so Karmada marked the member Unknown and, with the toleration,
- * moved its IrisCluster after a 1 s restart (seen on the test fleet). The lease is cut to just over
- * the renew deadline, which stays at Karmada's 10 s so that an agent cut off from Karmada for less
- * than that keeps leading instead of exiting; candidates look every second instead of every two.
- */
-export const AGENT_LEADER_ELECTION: Readonly<Record<string, string>> = {
-    "leader-elect-lease-duration": "11s",
-    "leader-elect-renew-deadline": "10s",
-    "leader-elect-retry-period": "1s",
-};
-
 /** The longest Karmada waits before it retries what failed on a member (removing a stale copy, a failback). */
 export const RETRY_MAX_DELAY = "10s";
 
@@ -84,7 +70,6 @@ export function detectionFlags(seconds: number): DetectionFlags {
             "cluster-lease-duration": s(seconds),
             "cluster-lease-renew-interval-fraction": "0.25",
             "rate-limiter-max-delay": RETRY_MAX_DELAY,
-            ...AGENT_LEADER_ELECTION,
         },
     };
 }

@@ -7,12 +7,10 @@ import * as YAML from "yaml";
 import { activeCluster, parseKubeconfig } from "../../common/kubeconfig";
 import { PolicyRule } from "./member-access";
 
-/** Namespace of the agent on its member, and of its leader-election Lease in the Karmada API (the agent's default). */
+/** Namespace of the agent on its member. */
 export const AGENT_NAMESPACE = "karmada-system";
 /** Namespace of the cluster Leases in the Karmada API (pkg/util NamespaceClusterLease). */
 export const CLUSTER_LEASE_NAMESPACE = "karmada-cluster";
-/** The namespaces of the agent's Leases in the Karmada API: its cluster Lease and its leader-election Lease. */
-export const AGENT_KARMADA_LEASE_NAMESPACES = [CLUSTER_LEASE_NAMESPACE, AGENT_NAMESPACE];
 /** Where the agent's Secret (its Karmada kubeconfig) is mounted in its pod. */
 export const AGENT_KUBECONFIG_DIR = "/etc/karmada/config";
 /** The key of the Karmada kubeconfig in that Secret, as `karmadactl register` names it. */
@@ -75,8 +73,8 @@ export const AGENT_WORK_RULES: PolicyRule[] = [
 ];
 
 /**
- * Its Leases: the cluster Lease (in `karmada-cluster`) and the leader-election Lease (in
- * `karmada-system`), a Role in each. register grants these cluster-wide.
+ * Its cluster Lease (in `karmada-cluster`), a Role there. register grants Leases cluster-wide, for the
+ * leader-election Lease too, which Kamino's agent does not take (`--leader-elect=false`, agentArgs).
  */
 export const AGENT_LEASE_RULES: PolicyRule[] = [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }];
 
@@ -122,8 +120,12 @@ export function agentArgs(a: AgentCommandArgs): string[] {
         // Where reported credentials would go, which the agent makes sure exists on the member even
         // when it reports none: its own namespace, rather than an empty karmada-cluster there.
         `--cluster-namespace=${AGENT_NAMESPACE}`,
-        "--leader-elect=true",
-        `--leader-elect-resource-namespace=${AGENT_NAMESPACE}`,
+        // One agent per member, never two at once (a Recreate rollout): no leader election. With it,
+        // an agent cut off from Karmada for its renew deadline (10 s; Karmada's etcd path stalled
+        // 11-14 s when a node of the production control plane lost power) exits and crash-loops, and
+        // a new one reports nothing until the old one's lease runs out: its member read Unknown, and
+        // its IrisCluster moved, on a restart or an upgrade (docs/disaster-recovery.md, a restarted agent).
+        "--leader-elect=false",
         "--metrics-bind-address=:8080",
         "--health-probe-bind-address=:10357",
         ...Object.entries(a.detection ?? {}).map(([k, v]) => `--${k}=${v}`),

@@ -21,13 +21,13 @@ import { formatAge, ProgressSink } from "../../live/progress";
 import { MemberAccessPlan, PolicyRule } from "./member-access";
 import { AfterCleanup, gatedBy, grantClusterRights, grantNamespaceRights } from "./member-rights";
 import {
-    AGENT_KARMADA_LEASE_NAMESPACES,
     AGENT_KUBECONFIG_DIR,
     AGENT_KUBECONFIG_KEY,
     AGENT_LEASE_RULES,
     AGENT_NAMESPACE,
     AGENT_SELF_MEMBER_RULES,
     AGENT_WORK_RULES,
+    CLUSTER_LEASE_NAMESPACE,
     agentArgs,
     agentKarmadaRules,
     agentKubeconfig,
@@ -218,11 +218,14 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
             );
         };
         const work = roleIn("work", n.workRole, es.metadata.name, AGENT_WORK_RULES, { ...onKarmada, deletedWith: es });
-        const leases = AGENT_KARMADA_LEASE_NAMESPACES.map((lns) => roleIn(`lease-${lns}`, n.leaseRole, lns, AGENT_LEASE_RULES, onKarmada));
-        return [binding, work, ...leases];
+        const lease = roleIn(`lease-${CLUSTER_LEASE_NAMESPACE}`, n.leaseRole, CLUSTER_LEASE_NAMESPACE, AGENT_LEASE_RULES, onKarmada);
+        return [binding, work, lease];
     }
 
-    /** The agent's Deployment: one replica with leader election, restarted when its kubeconfig changes. */
+    /**
+     * The agent's Deployment: one replica, without leader election (agentArgs), so rolled by
+     * Recreate: the old agent gone before the new one starts. Restarted when its kubeconfig changes.
+     */
     private deployment(
         name: string,
         args: KarmadaPullMemberArgs,
@@ -255,6 +258,7 @@ export class KarmadaPullMember extends pulumi.ComponentResource {
                 },
                 spec: {
                     replicas: 1,
+                    strategy: { type: "Recreate" },
                     selector: { matchLabels: labels },
                     template: {
                         // A renewed certificate rolls the agent: it reads its kubeconfig only at start. The

@@ -42,9 +42,13 @@ const IN_KARMADA: AccessTable = {
         ],
         ["update Work status there", { verb: "update", group: WORK, resource: "works", subresource: "status", namespace: `karmada-es-${PULL}`, name: "any" }],
         ["update its cluster Lease", { verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: "karmada-cluster", name: PULL }],
-        ["create its leader-election Lease", { verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "karmada-system" }],
     ],
     denied: [
+        // It runs without leader election (docs/disaster-recovery.md, a restarted agent): no Lease of its own there.
+        [
+            "create a Lease in karmada-system (leader election)",
+            { verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "karmada-system" },
+        ],
         ["list another member's Works", { verb: "list", group: WORK, resource: "works", namespace: "karmada-es-ikoclone" }],
         ["update another member's Works", { verb: "update", group: WORK, resource: "works", namespace: "karmada-es-ikoclone", name: "any" }],
         ["get a Secret in karmada-cluster (Push credentials)", { verb: "get", group: "", resource: "secrets", namespace: "karmada-cluster", name: "ikoclone" }],
