@@ -242,12 +242,23 @@ async function main(): Promise<void> {
     const sections: Record<string, unknown> = { failover, promote, karmada_chart: chart, prod_drills: prod };
     const measured = (k: string) => (k in sections ? sections[k] !== undefined : k.startsWith("outage_sweep") ? !!sweep && k === sweepKey : SCALES.length > 0);
     const kept = Object.fromEntries(Object.entries(earlier).filter(([k]) => k !== "machine" && !measured(k)));
+    // A sweep of some faults (KAMINO_BENCH_SWEEP_FAULTS) keeps the others' figures, and says when those were taken.
+    const earlierSweep = (earlier[sweepKey] ?? {}) as Record<string, unknown>;
+    const keptFaults = Object.keys(earlierSweep).filter((f) => !(sweep && f in sweep));
+    const sweepFigures = sweep ? { ...earlierSweep, ...sweep } : undefined;
+    const sweepMachine = {
+        ...machine,
+        runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3"),
+        ...(sweep && keptFaults.length
+            ? { faults: Object.keys(sweep), earlier: { faults: keptFaults, ...((earlierMachines as Record<string, unknown>)[sweepKey] as object) } }
+            : {}),
+    };
     const machines = {
         ...earlierMachines,
         ...(SCALES.length ? { scales: machine } : {}),
         ...(failover ? { failover: machine } : {}),
         ...(promote ? { promote: { ...machine, runs: PROMOTE_RUNS } } : {}),
-        ...(sweep ? { [sweepKey]: { ...machine, runs: Number(process.env.KAMINO_BENCH_SWEEP_RUNS ?? "3") } } : {}),
+        ...(sweep ? { [sweepKey]: sweepMachine } : {}),
         ...(chart ? { karmada_chart: { ...machine, runs: CHART_RUNS } } : {}),
         ...(prod ? { prod_drills: { ...machine, runs: PROD_RUNS } } : {}),
     };
@@ -260,7 +271,7 @@ async function main(): Promise<void> {
                 ...results,
                 ...(failover ? { failover } : {}),
                 ...(promote ? { promote } : {}),
-                ...(sweep ? { [sweepKey]: sweep } : {}),
+                ...(sweepFigures ? { [sweepKey]: sweepFigures } : {}),
                 ...(chart ? { karmada_chart: chart } : {}),
                 ...(prod ? { prod_drills: prod } : {}),
             },
