@@ -111,7 +111,12 @@ test("the whole npm run promote on the fleet: the primary's member lost for good
     const { timeline, run } = await loseThePrimaryAndPromote(f!);
     console.log(`the primary's member lost, then npm run promote (s): ${JSON.stringify(timeline)}\n${run.output}`);
     expect(run.output).toMatch(/PRIMARY/);
-    expect(sessionsLog().split("PromoteWithNoPartner").length).toBe(sessionsBefore + 1);
+    // Exactly one promotion session; on a mismatch, the sessions that ran since (seen once in CI: two).
+    const log = sessionsLog();
+    expect({ promotions: log.split("PromoteWithNoPartner").length - sessionsBefore, sessions: log.split("--- iris").slice(-8) }).toEqual({
+        promotions: 1,
+        sessions: expect.anything(),
+    });
     // The fence: the pair and its policy gone from Karmada, the promotion in the stack's config.
     const karmada = f!.fleet.karmada.client;
     expect(await karmada.get(resourcePath("intersystems.com/v1alpha1", "irisclusters", { namespace: "default", name: "iris" }))).toBeUndefined();

@@ -209,6 +209,8 @@ test("a node's power cut: the API keeps answering, etcd its quorum; power back, 
 
 test("an upgrade of the chart by docs/production.md's steps: every component rolls with one pod Ready throughout, nothing moves", async () => {
     const next = toolchainVersion("KARMADA_NEXT_VERSION");
+    // Each drill starts from the same place, whatever the one before left (a failed test included).
+    await backOnMember(f, karmada);
     const r = await upgradeDrill(f, karmada, DEFAULTS.karmadaChartVersion, next);
     console.log(
         `upgrade to ${next} (${r.action_s} s): ${JSON.stringify(r.probe)}; from etcd alone ${JSON.stringify(r.etcdProbe)}; ` +
@@ -308,6 +310,7 @@ test("a member whose volume is lost is replaced by docs/production.md's steps: r
 });
 
 test("a restore from a snapshot, by docs/production.md's steps: what was deleted after it is back, and the members reconcile", async () => {
+    await backOnMember(f, karmada);
     const sh = new RunbookShell(host.kubeconfig, { [MEMBER]: f.member.kubeconfig });
     try {
         const status = await backUpByHand(sh, await new PortAllocator().next());
