@@ -148,8 +148,8 @@ export interface UpgradeResult extends DrillResult {
 /**
  * docs/production.md's upgrade, as written: the agents pinned to the version they run, the chart to
  * `version`, `pulumi up`; then the agents unpinned and `pulumi up` again. The API is called
- * throughout; the members and placements are watched over each step apart, since a restarted agent
- * reports again only once it leads (a lease after the old one's last renewal).
+ * throughout; the members and placements are watched over each step apart: the chart's step should
+ * not touch the members at all, the agents' step restarts each Pull member's agent.
  */
 export async function upgradeDrill(f: ProdFleet, karmada: KubeClient, from: string, to: string): Promise<UpgradeResult> {
     const karmadaKeys = JSON.parse((await f.stack.getConfig("kamino:karmada")).value);
