@@ -10,6 +10,7 @@
 //   KAMINO_BENCH_SCALES=1,8,16   member counts (default 1,8,16)
 //   KAMINO_BENCH_RUNS=3          runs per count (default 3)
 //   KAMINO_BENCH_FAILOVER_RUNS=3 failover cycles (default 3; 0 skips failover)
+//   KAMINO_BENCH_FAILOVER_MODES=Push,Pull  the sync modes cycled (default both); a mode left out keeps its figures
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
 //   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
@@ -36,6 +37,8 @@ const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
     .map(Number);
 const RUNS = Number(process.env.KAMINO_BENCH_RUNS ?? "3");
 const FAILOVER_RUNS = Number(process.env.KAMINO_BENCH_FAILOVER_RUNS ?? "3");
+const FAILOVER_MODES = (process.env.KAMINO_BENCH_FAILOVER_MODES ?? "Push,Pull").split(",").map((m) => m.trim());
+for (const m of FAILOVER_MODES) if (m !== "Push" && m !== "Pull") throw new Error(`KAMINO_BENCH_FAILOVER_MODES: unknown mode ${m} (Push, Pull)`);
 const OUT = process.env.KAMINO_BENCH_OUT ?? "bench-results.json";
 const PROMOTE_RUNS = Number(process.env.KAMINO_BENCH_PROMOTE_RUNS ?? String(RUNS));
 const CHART_RUNS = Number(process.env.KAMINO_BENCH_CHART_RUNS ?? String(RUNS));
@@ -178,6 +181,12 @@ function ratiosToOne(results: Record<string, Record<Metric, Stats>>): Record<str
     );
 }
 
+/** The figures OUT holds from earlier runs (none yet: empty). */
+function readEarlier(): Record<string, unknown> & { machine?: Record<string, unknown> } {
+    const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
+    return text ? JSON.parse(text) : {};
+}
+
 async function main(): Promise<void> {
     const binPath = toolchainPath("engine");
     const results: Record<string, Record<Metric, Stats>> = {};
@@ -192,18 +201,25 @@ async function main(): Promise<void> {
     }
     const ratios = ratiosToOne(results);
     for (const [n, r] of Object.entries(ratios)) (results[n] as Record<string, unknown>).ratio_to_1_member = r;
-    const cycles =
-        FAILOVER_RUNS > 0 ? { ...(await failoverCycles(FAILOVER_RUNS, binPath, "Push")), ...(await failoverCycles(FAILOVER_RUNS, binPath, "Pull")) } : {};
+    const cycles: Partial<Record<FaultKind, Record<FailoverMetric, number>[]>> = {};
+    if (FAILOVER_RUNS > 0)
+        for (const mode of FAILOVER_MODES as Array<"Push" | "Pull">) Object.assign(cycles, await failoverCycles(FAILOVER_RUNS, binPath, mode));
     const timeline = (rs: Record<FailoverMetric, number>[]) =>
         Object.fromEntries(FAILOVER_METRICS.map((m) => [m, stats(rs.map((r) => Math.round(r[m] * 10) / 10))])) as Record<FailoverMetric, Stats>;
-    // `failover` keeps its shape (a Push member's API server lost); the Pull faults sit beside it.
-    const failover = cycles.push_apiserver
-        ? {
-              ...timeline(cycles.push_apiserver),
-              detection_s: DEFAULTS.failureDetectionSeconds,
-              pull: { agent_lost: timeline(cycles.pull_agent!), apiserver_lost: timeline(cycles.pull_apiserver!) },
-          }
-        : undefined;
+    // `failover` keeps its shape (a Push member's API server lost); the Pull faults sit beside it. A mode
+    // not cycled this run keeps the figures of the run before.
+    type Timeline = Record<FailoverMetric, Stats>;
+    const earlierFailover = (readEarlier().failover ?? {}) as Timeline & { pull: { agent_lost: Timeline; apiserver_lost: Timeline } };
+    const failover =
+        cycles.push_apiserver || cycles.pull_agent
+            ? {
+                  ...(cycles.push_apiserver ? timeline(cycles.push_apiserver) : earlierFailover),
+                  detection_s: DEFAULTS.failureDetectionSeconds,
+                  pull: cycles.pull_agent
+                      ? { agent_lost: timeline(cycles.pull_agent), apiserver_lost: timeline(cycles.pull_apiserver!) }
+                      : earlierFailover.pull,
+              }
+            : undefined;
     const sweep = await outageSweep(binPath);
     // A sweep at another toleration than Pulumi.dr.yaml's is kept beside the default one.
     const after = process.env.KAMINO_BENCH_SWEEP_FAILOVER_AFTER;
@@ -232,11 +248,11 @@ async function main(): Promise<void> {
         node: process.version,
         date: new Date().toISOString().slice(0, 10),
         runs: RUNS,
-        failover_runs: cycles.push_apiserver?.length ?? 0,
+        failover_runs: (cycles.push_apiserver ?? cycles.pull_agent)?.length ?? 0,
+        ...(FAILOVER_MODES.length < 2 ? { failover_modes: FAILOVER_MODES } : {}),
     };
     // Sections this run did not measure keep their figures, and the machine they were taken on.
-    const text = fs.existsSync(OUT) ? fs.readFileSync(OUT, "utf8").trim() : "";
-    const earlier = text ? (JSON.parse(text) as Record<string, unknown> & { machine?: Record<string, unknown> }) : {};
+    const earlier = readEarlier();
     const earlierMachines = earlier.machine && "cores" in earlier.machine ? { scales: earlier.machine } : (earlier.machine ?? {});
     // Each section by its key, undefined when this run did not measure it.
     const sections: Record<string, unknown> = { failover, promote, karmada_chart: chart, prod_drills: prod };
