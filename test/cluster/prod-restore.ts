@@ -116,7 +116,7 @@ kubectl -n karmada-system scale statefulset karmada-etcd --replicas=3
 kubectl -n karmada-system rollout status statefulset karmada-etcd --timeout=300s
 kubectl -n karmada-system rollout restart deployment
 for d in $(kubectl -n karmada-system get deployment -o name); do kubectl -n karmada-system rollout status "$d" --timeout=300s; done
-# 7. each Pull member's agent restarted: it lost its lease while Karmada was down, and backs off up to 5 min between tries
+# 7. each Pull member's agent restarted: its caches hold what Karmada had after the snapshot
 for m in ${pullMembers.join(" ")}; do
   kubectl --kubeconfig "$m.kubeconfig" -n karmada-system rollout restart deployment karmada-agent
   kubectl --kubeconfig "$m.kubeconfig" -n karmada-system rollout status deployment karmada-agent --timeout=180s
