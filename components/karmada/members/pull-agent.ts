@@ -124,7 +124,7 @@ export function agentArgs(a: AgentCommandArgs): string[] {
         // an agent cut off from Karmada for its renew deadline (10 s; Karmada's etcd path stalled
         // 11-14 s when a node of the production control plane lost power) exits and crash-loops, and
         // a new one reports nothing until the old one's lease runs out: its member read Unknown, and
-        // its IrisCluster moved, on a restart or an upgrade (docs/disaster-recovery.md, a restarted agent).
+        // its IrisCluster moved, on a restart or an upgrade (docs/disaster-recovery.md, "Why an agent runs without leader election").
         "--leader-elect=false",
         "--metrics-bind-address=:8080",
         "--health-probe-bind-address=:10357",
