@@ -7,11 +7,15 @@
 import * as fs from "fs";
 import * as path from "path";
 import { processesWithEnv, RUN_ENV, runTempDir } from "../support/process-reaper";
+import { ApiProber } from "./api-prober";
+import { APISERVER_HTTP2_GIVE_UP_S } from "../../components/karmada/control-plane/apiserver-health-check";
 import {
     ApiServer,
     CLUSTER_API_VERSION,
+    CLUSTER_API_SERVICE,
     clusterCondition,
     findBinaries,
+    FreezableFront,
     joinCluster,
     joinNames,
     KARMADA_CLUSTER_NAMESPACE,
@@ -226,6 +230,42 @@ async function unjoinEveryMember(): Promise<void> {
     fleet.assertRunning();
 }
 
+/**
+ * Karmada's apiserver gives up a connection to the aggregated apiserver that stopped answering (its
+ * node lost power) within the HTTP/2 health check Kamino sets (apiserver-health-check.ts), not
+ * client-go's default 45 s: the connection the aggregator pools is frozen, and a new one passes.
+ */
+async function aHungAggregatedConnectionIsGivenUp(): Promise<void> {
+    const k = karmada();
+    const apiService = resourcePath("apiregistration.k8s.io/v1", "apiservices", { name: CLUSTER_API_SERVICE });
+    const port = (await k.get<KubeObject & { spec: { service: { port: number } } }>(apiService))!.spec.service.port;
+    const front = await new FreezableFront(port).start();
+    const route = (to: number) => k.request("PATCH", apiService, { spec: { service: { port: to } } }, "application/merge-patch+json");
+    try {
+        expect((await route(front.port)).status).toBe(200);
+        await fleet.waitFor(
+            "cluster.karmada.io answered through the front",
+            async () => ((await k.request("GET", resourcePath(CLUSTER_API_VERSION, "clusters"))).status === 200 && front.connections > 0 ? true : undefined),
+            30_000,
+        );
+        const prober = new ApiProber(k.credentials).start();
+        await new Promise((r) => setTimeout(r, 2000));
+        expect(front.freeze()).toBeGreaterThan(0);
+        await new Promise((r) => setTimeout(r, 25_000));
+        const r = await prober.stop();
+        console.log(`the aggregated apiserver's connection frozen: ${JSON.stringify(r)}`);
+        // The calls did wait on the frozen connection (else this proves nothing), and no longer than
+        // the health check (5 s idle + 5 s ping) and the probe's 2 s and a new connection. With
+        // client-go's defaults the gap runs to the end of the 25 s.
+        expect(r.failed).toBeGreaterThan(0);
+        expect(r.longestGap_s).toBeLessThanOrEqual(APISERVER_HTTP2_GIVE_UP_S + 4);
+        expect(r.longestGap_s).toBeGreaterThanOrEqual(APISERVER_HTTP2_GIVE_UP_S - 1);
+    } finally {
+        await route(port);
+        await front.close();
+    }
+}
+
 describe("LoopbackFleet", () => {
     beforeAll(async () => {
         fleet = new LoopbackFleet({ members: MEMBERS });
@@ -258,6 +298,8 @@ describe("LoopbackFleet", () => {
     test("a PropagationPolicy propagates a ConfigMap template to the members", propagateAConfigMap);
 
     test("deleting a Cluster unjoins the member cleanly", unjoinEveryMember);
+
+    test("a frozen connection to the aggregated apiserver is given up within Kamino's HTTP/2 health check", aHungAggregatedConnectionIsGivenUp);
 });
 
 describe("LoopbackFleet start failure", () => {

@@ -7,6 +7,7 @@ import * as YAML from "yaml";
 import { ConfigError, isCidr, loadFleetConfig, parseEndpoint } from "../../components/config";
 import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/control-plane/chart-values";
 import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
+import { APISERVER_HTTP2_GIVE_UP_S } from "../../components/karmada/control-plane/apiserver-health-check";
 import { KarmadaControlPlane } from "../../components/karmada/control-plane/control-plane";
 import { kaminoStack } from "../../components/stack";
 import {
@@ -452,14 +453,18 @@ test("a zonal gke host: the address is reserved in the zone's region", async () 
 
 describe("KarmadaControlPlane off kind", () => {
     let releaseProps: Record<string, unknown>;
+    const seen: pulumi.ResourceTransformationArgs[] = [];
+    let run: MockRun;
+    let controlPlane: KarmadaControlPlane;
     beforeAll(async () => {
-        const run = new MockRun(false);
+        run = new MockRun(false);
         await run.install();
         const capture: pulumi.ResourceTransformation = (a) => {
+            seen.push(a);
             if (a.type === "kubernetes:helm.sh/v3:Release") releaseProps = a.props;
             return undefined;
         };
-        new KarmadaControlPlane(
+        controlPlane = new KarmadaControlPlane(
             "karmada",
             {
                 clusterIdentifier: "karmada-hub",
@@ -493,7 +498,50 @@ describe("KarmadaControlPlane off kind", () => {
         const secret = await Promise.all(outputs.map((o) => pulumi.isSecret(o as pulumi.Output<unknown>)));
         expect(secret.filter(Boolean)).toHaveLength(1);
     });
+
+    test("karmada-apiserver's HTTP/2 health check is patched onto the chart's Deployment: its env alone, after the release, kept on destroy", () => {
+        const patch = run.get("kubernetes:apps/v1:DeploymentPatch", "karmada-apiserver-health-check");
+        expect(providerName(patch)).toBe("hub");
+        expect(patch.inputs.metadata).toMatchObject({ name: "karmada-apiserver", namespace: "karmada-system" });
+        expect(patch.inputs.spec).toEqual({
+            template: {
+                spec: {
+                    containers: [
+                        {
+                            name: "karmada-apiserver",
+                            env: [
+                                { name: "HTTP2_READ_IDLE_TIMEOUT_SECONDS", value: "5" },
+                                { name: "HTTP2_PING_TIMEOUT_SECONDS", value: "5" },
+                            ],
+                        },
+                    ],
+                },
+            },
+        });
+        // Within 15 s, the node-loss goal, with the probe's 2 s and a new connection's set-up.
+        expect(APISERVER_HTTP2_GIVE_UP_S).toBeLessThanOrEqual(10);
+        const opts = seen.find((a) => a.name === "karmada-apiserver-health-check")!.opts;
+        expect([opts.dependsOn].flat()).toContain(controlPlane.release);
+        // The release deletes the Deployment; deleting the patch first would only roll it once more.
+        expect(opts.retainOnDelete).toBe(true);
+        expect(controlPlane.apiServerHealthCheck).toBeDefined();
+    });
 });
+
+test("a single Karmada on kind is not patched: one apiserver and one aggregated-apiserver go down together", async () => {
+    const { run } = await runStack(
+        raw({
+            iko,
+            clusters: [
+                { name: "hub", provider: "kind", karmadaHost: true },
+                { name: "m", provider: "kind" },
+            ],
+        }),
+        { stack: "single" },
+    );
+    expect(run.ofType("kubernetes:helm.sh/v3:Release").map((r) => r.inputs.chart)).toContain("karmada");
+    expect(run.ofType("kubernetes:apps/v1:DeploymentPatch")).toEqual([]);
+}, 60_000);
 
 test("five etcd members on a StorageClass of the stack's choice: five in the StatefulSet, a quorum of three kept by the budget", async () => {
     const config = raw({

@@ -23,6 +23,7 @@ import { Binaries, findBinaries, REPO_ROOT } from "./binaries";
 import {
     applyNamespacesAndCrds,
     KARMADA_APISERVER_ARGS,
+    KARMADA_APISERVER_ENV,
     karmadaControllerManagerArgs,
     recordControllerManager,
     routeToExtensionServers,
@@ -363,7 +364,7 @@ export class LoopbackFleet {
     /** The Karmada API server, then the steps of karmada-control-plane.ts; every process is registered as it starts. */
     private async startKarmada(kube: KubeProcesses, p: ClusterPlan, kp: KarmadaPki, etcdUrl: string, ports: ExtensionPorts, crds: CrdObject[]): Promise<void> {
         const s = await this.step("karmada: kube-apiserver ready", async () => {
-            const s = this.register(kube.startApiserver(p, etcdUrl, KARMADA_APISERVER_ARGS));
+            const s = this.register(kube.startApiserver(p, etcdUrl, KARMADA_APISERVER_ARGS, KARMADA_APISERVER_ENV));
             await kube.waitForReadyz(s);
             // Its port number on the second loopback address: free there as it is on 127.0.0.1.
             this.loadBalancer = await new LoadBalancer(p.port, p.port).start();

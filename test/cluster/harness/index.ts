@@ -17,3 +17,4 @@ export { LoadBalancer, PUBLISHED_ADDRESS } from "./load-balancer";
 export type { AgentPlayerOptions } from "./agent-player";
 export type { IkoReport } from "./iko-player";
 export { MemberFront } from "./member-front";
+export { FreezableFront } from "./tcp-pipe";

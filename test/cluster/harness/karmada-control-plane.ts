@@ -12,6 +12,7 @@ import { ManagedProcess } from "./processes";
 import { waitFor } from "./wait";
 import { DEFAULTS, KAMINO_FEATURE_GATES } from "../../../components/config";
 import { detectionFlags } from "../../../components/karmada/failover/detection";
+import { APISERVER_HTTP2_HEALTH_CHECK_ENV } from "../../../components/karmada/control-plane/apiserver-health-check";
 import {
     commandArgs,
     FAILOVER_CONTROLLER_ARGS,
@@ -22,6 +23,11 @@ import {
 
 /** As Karmada's chart: no ServiceAccount admission (no pods) nor PVC protection. */
 export const KARMADA_APISERVER_ARGS = ["--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount"];
+/**
+ * The environment Kamino patches onto a highly available Karmada's apiserver (its HTTP/2 health
+ * check, apiserver-health-check.ts): the harness's runs with it, and harness.test.ts proves what it does.
+ */
+export const KARMADA_APISERVER_ENV = Object.fromEntries(APISERVER_HTTP2_HEALTH_CHECK_ENV.map((e) => [e.name, e.value]));
 /**
  * As Karmada's chart, the controllers that matter here: namespaces, garbage collection, and
  * signing client certificates (csrsigning, with the CA the Karmada API trusts for clients), which a

@@ -113,12 +113,15 @@ export class KubeProcesses {
         ];
     }
 
-    /** Starts the cluster's kube-apiserver (common flags, those `extra` sets again left out, then `extra`); returns at once (see waitForReadyz). */
-    startApiserver(p: ClusterPlan, etcdUrl: string, extra: string[] = []): ApiServer {
+    /**
+     * Starts the cluster's kube-apiserver (common flags, those `extra` sets again left out, then
+     * `extra`; `env` added to its environment); returns at once (see waitForReadyz).
+     */
+    startApiserver(p: ClusterPlan, etcdUrl: string, extra: string[] = [], env: Record<string, string> = {}): ApiServer {
         const flag = (a: string) => a.split("=")[0];
         const overridden = new Set(extra.map(flag));
         const args = [...this.apiserverArgs(p, etcdUrl).filter((a) => !overridden.has(flag(a))), ...extra];
-        const apiserver = this.supervisor.start({ name: `${p.name}-apiserver`, command: this.bins["kube-apiserver"], args });
+        const apiserver = this.supervisor.start({ name: `${p.name}-apiserver`, command: this.bins["kube-apiserver"], args, env });
         return {
             name: p.name,
             role: p.role,
