@@ -2,6 +2,7 @@
 // bytes both ways, an error on either side ends both, and both are tracked until closed so that the
 // owner can end every open connection when it stops (a server's close waits for them).
 import * as net from "net";
+import { LOOPBACK } from "./ports";
 
 /** Pipes `client` and `backend` into each other; each stays in `open` until it closes. */
 export function pipeThrough(client: net.Socket, backend: net.Socket, open: Set<net.Socket>): void {
@@ -22,7 +23,7 @@ export class FreezableFront {
     private server?: net.Server;
     private readonly pairs: { client: net.Socket; backend: net.Socket }[] = [];
     private readonly open = new Set<net.Socket>();
-    /** The port it listens on (127.0.0.1), once started. */
+    /** The port it listens on (LOOPBACK), once started. */
     port = 0;
     /** Connections made through it so far. */
     connections = 0;
@@ -31,12 +32,12 @@ export class FreezableFront {
 
     async start(): Promise<this> {
         this.server = net.createServer((client) => {
-            const backend = net.connect(this.backendPort, "127.0.0.1");
+            const backend = net.connect(this.backendPort, LOOPBACK);
             this.connections++;
             this.pairs.push({ client, backend });
             pipeThrough(client, backend, this.open);
         });
-        await new Promise<void>((resolve, reject) => this.server!.once("error", reject).listen(0, "127.0.0.1", resolve));
+        await new Promise<void>((resolve, reject) => this.server!.once("error", reject).listen(0, LOOPBACK, resolve));
         this.port = (this.server.address() as net.AddressInfo).port;
         return this;
     }
