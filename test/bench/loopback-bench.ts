@@ -29,6 +29,7 @@ import { kubeRequest } from "../../components/live/kube-read";
 import { peakMemorySampler } from "./memory";
 import { CHART_METRICS, karmadaChartOnce, PROD_METRICS, prodDrillsOnce, PROMOTE_METRICS, promoteOnce } from "./real-nodes-bench";
 import { outageSweep } from "./outage-sweep-bench";
+import processReaper from "../support/process-reaper";
 
 // An empty list (KAMINO_BENCH_SCALES=) runs the failover cycles alone; sections not measured keep their figures in OUT.
 const SCALES = (process.env.KAMINO_BENCH_SCALES ?? "1,8,16")
@@ -188,6 +189,7 @@ function readEarlier(): Record<string, unknown> & { machine?: Record<string, unk
 }
 
 async function main(): Promise<void> {
+    processReaper(); // its fleets, real nodes and temp dirs (keys among them) go when it ends or is interrupted
     const binPath = toolchainPath("engine");
     const results: Record<string, Record<Metric, Stats>> = {};
     for (const members of SCALES) {

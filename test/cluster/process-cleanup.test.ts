@@ -7,7 +7,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { killTree, processesWithEnv, processTree } from "../support/process-reaper";
+import { killTree, processesWithEnv, processTable, processTree } from "../support/process-reaper";
 import { REPO_ROOT } from "./harness";
 
 jest.setTimeout(10 * 60_000);
@@ -90,6 +90,50 @@ describe("process cleanup", () => {
     });
 
     describe("jest's process reaper", reaperTests);
+
+    test("SIGINT to `npm run bench` mid-run: its fleet's processes and its temp dirs (keys among them) go", async () => {
+        const id = crypto.randomBytes(6).toString("hex");
+        // A temp dir of its own, so that what the bench leaves there is its alone.
+        const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-bench-int-"));
+        const off = {
+            KAMINO_BENCH_FAILOVER_RUNS: "0",
+            KAMINO_BENCH_SWEEP_RUNS: "0",
+            KAMINO_BENCH_PROMOTE_RUNS: "0",
+            KAMINO_BENCH_CHART_RUNS: "0",
+            KAMINO_BENCH_PROD_RUNS: "0",
+        };
+        const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "test/bench/loopback-bench.ts"], {
+            cwd: REPO_ROOT,
+            env: {
+                ...process.env,
+                ...off,
+                KAMINO_BENCH_SCALES: "1",
+                KAMINO_BENCH_RUNS: "1",
+                KAMINO_BENCH_OUT: path.join(tmp, "out.json"),
+                TMPDIR: tmp,
+                [PROBE]: id,
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+        });
+        let out = "";
+        child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+        child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+        const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("close", (_code, signal) => resolve(signal)));
+        const benchDirs = () => fs.readdirSync(tmp).filter((n) => n.startsWith("kamino-"));
+        const apiservers = () => living(id).filter((pid) => processTable().get(pid)?.comm === "kube-apiserver");
+        try {
+            await until("the bench's fleet running: its API servers and temp dirs", () => apiservers().length > 0 && benchDirs().length > 0, 120_000);
+            child.kill("SIGINT");
+            expect([await exited, out]).toEqual(["SIGINT", expect.stringContaining("process-reaper: on SIGINT: killed")]);
+            await until("no process of the bench left", () => living(id).length === 0, 5_000);
+            expect(benchDirs()).toEqual([]);
+            expect(fs.existsSync(path.join(tmp, "out.json"))).toBe(false);
+        } finally {
+            killTree(child.pid!);
+            for (const pid of living(id)) killTree(pid);
+            fs.rmSync(tmp, { recursive: true, force: true });
+        }
+    }, 180_000);
 });
 
 /** jest's process reaper, on nested jest runs of probe files that leave process trees and temp dirs. */
