@@ -14,7 +14,7 @@
 //   KAMINO_BENCH_PROMOTE_RUNS=3  runs of the mirror's promotion, promote_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_SWEEP_RUNS=3    runs per length of the outage sweep (default 3; 0 skips it; outage-sweep-bench.ts)
 //   KAMINO_BENCH_CHART_RUNS=3    installs of Karmada's chart on real nodes, karmada_up_real_s (default RUNS; 0 skips it; root only)
-//   KAMINO_BENCH_PROD_RUNS=3     the production drills' timed part on real nodes: prod_up_real_s, node_loss_gap_s, upgrade_gap_s (default RUNS; 0 skips it; root only)
+//   KAMINO_BENCH_PROD_RUNS=3     the production drills' timed part on real nodes: prod_up_real_s, node_loss_gap_s, node_loss_etcd_gap_s, upgrade_gap_s, upgrade_etcd_gap_s (default RUNS; 0 skips it; root only)
 //   KAMINO_BENCH_OUT=bench-results.json
 import * as fs from "fs";
 import * as os from "os";
