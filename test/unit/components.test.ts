@@ -15,6 +15,7 @@ import { KarmadaMember } from "../../components/karmada/members/member";
 import { KindCluster } from "../../components/clusters/kind-cluster";
 import { SecretSync } from "../../components/federation/secret-sync";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, isSecretInput, MockRun, plain, providerName, valueOf } from "../support/mocks";
+import { runTempDir } from "../support/process-reaper";
 
 let run: MockRun;
 beforeEach(async () => {
@@ -42,9 +43,8 @@ test("KindCluster: create/delete commands, secret kubeconfigs, a provider with a
 
 test("ExistingCluster: reads the kubeconfig file as a secret and takes the API endpoint from it", async () => {
     const fs = await import("fs");
-    const os = await import("os");
     const path = await import("path");
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-unit-"));
+    const dir = runTempDir("kamino-unit-");
     const file = path.join(dir, "k");
     fs.writeFileSync(file, fakeKubeconfig("https://10.1.2.3:6443"));
     const c = new ExistingCluster("e", { kubeconfigPath: file });

@@ -1,7 +1,6 @@
 // Dependencies follow the IrisCluster: the interpreter's GetDependencies on sample IrisClusters (run
 // as Karmada runs it, see test/support/lua.ts), and the policy that asks Karmada to follow them.
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { DEPENDENCIES_LUA, irisInterpreterSpec } from "../../components/karmada/control-plane/interpreter";
 import { irisPropagationSpec } from "../../components/federation/federated-iris";
@@ -11,6 +10,7 @@ import { kaminoStack } from "../../components/stack";
 import { callLua } from "../support/lua";
 import { fakeCrdReader, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
+import { runTempDir } from "../support/process-reaper";
 
 const iris = (spec: Record<string, unknown>) => ({
     apiVersion: "intersystems.com/v1alpha1",
@@ -178,7 +178,7 @@ describe("ConfigMap data", () => {
         });
     });
     test("files are read from disk by default, relative to the project directory", () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-cpf-"));
+        const dir = runTempDir("kamino-cpf-");
         const file = path.join(dir, "merge.cpf");
         fs.writeFileSync(file, "[Startup]\nPasswordHash=x\n");
         expect(configMapData(cm({ "merge.cpf": { file } }))).toEqual({ "merge.cpf": "[Startup]\nPasswordHash=x\n" });
@@ -187,7 +187,7 @@ describe("ConfigMap data", () => {
 });
 
 describe("a licensed IRIS with a CPF merge file, under mocks", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-cpf-"));
+    const dir = runTempDir("kamino-cpf-");
     const cpfFile = path.join(dir, "merge.cpf");
     const raw = (cpf: string): Record<string, string> => {
         fs.writeFileSync(cpfFile, cpf);

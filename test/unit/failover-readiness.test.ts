@@ -3,12 +3,12 @@
 // the Failover gate and NoExecute eviction. What is missing is named, flag by flag.
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { failoverReadiness, KarmadaProbe, missingControllerSettings } from "../../components/checks/failover-readiness";
 import { kaminoProgram } from "../../components/stack";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, MockRun } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
+import { runTempDir } from "../support/process-reaper";
 
 const CHART_LIKE = [
     "/bin/karmada-controller-manager",
@@ -84,7 +84,7 @@ describe("failoverReadiness", () => {
 });
 
 describe("the program checks an existing Karmada before creating anything", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-readiness-"));
+    const dir = runTempDir("kamino-readiness-");
     const kubeconfig = (name: string) => {
         const file = path.join(dir, `${name}.kubeconfig`);
         fs.writeFileSync(file, fakeKubeconfig(`https://${name}.example:6443`, name));

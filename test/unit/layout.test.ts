@@ -268,3 +268,23 @@ describe("the cluster suites a newcomer can read", () => {
         expect(longFunctions(suites).map(tooLongFunction)).toEqual([]);
     });
 });
+
+describe("temp dirs a test run leaves nothing of", () => {
+    /** Files that make their own: process-cleanup.test.ts checks what child runs leave in them, which the run's mark would be part of. */
+    const OWN_TEMP_DIRS = ["test/cluster/process-cleanup.test.ts", "test/support/process-reaper.ts"];
+    /** The files of `files` that call mkdtemp themselves instead of runTempDir. */
+    const directMkdtemp = (files: string[], read = (f: string) => fs.readFileSync(f, "utf8")) =>
+        files.filter((f) => !OWN_TEMP_DIRS.includes(path.relative(ROOT, f)) && /\bmkdtemp(Sync)?\(/.test(read(f))).map((f) => path.relative(ROOT, f));
+
+    test("tests make temp dirs with runTempDir, which the reaper removes when jest is interrupted or a filter skips the afterAll", () => {
+        // This file names the call in its own check's sample.
+        const files = tsFiles(path.join(ROOT, "test")).filter((f) => f !== __filename);
+        expect(files.length).toBeGreaterThan(50);
+        expect(directMkdtemp(files)).toEqual([]);
+    });
+
+    test("the check sees a direct mkdtempSync", () => {
+        const file = path.join(ROOT, "test", "unit", "x.test.ts");
+        expect(directMkdtemp([file], () => 'const dir = fs.mkdtempSync(path.join(os.tmpdir(), "x-"));')).toEqual(["test/unit/x.test.ts"]);
+    });
+});

@@ -3,7 +3,6 @@
 // `up`-time check that Karmada serves each kind, and the clean-up of removed entries.
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { ConfigError, ConfigEnvironment, FleetConfig, guessResource, loadFleetConfig, ManifestConfig } from "../../components/config";
 import { KarmadaWorks, removeDroppedObjects, WorkObject } from "../../components/federation/manifest-cleanup";
@@ -13,6 +12,7 @@ import { memberAccessPlan, PolicyRule } from "../../components/karmada/members/m
 import { kaminoProgram, kaminoStack } from "../../components/stack";
 import { fakeCrdReader, fakeKubeconfig, fakeRunningWaiter, FIXTURE_CHART, MockRun, providerName } from "../support/mocks";
 import { healthyMachine } from "../support/standins";
+import { runTempDir } from "../support/process-reaper";
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -283,7 +283,7 @@ describe("narrow member access widens to the manifests' kinds and namespaces, an
 });
 
 describe("FederatedManifests under mocks", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-manifests-"));
+    const dir = runTempDir("kamino-manifests-");
     const file = (name: string, text: string) => {
         const p = path.join(dir, name);
         fs.writeFileSync(p, text);
@@ -417,7 +417,7 @@ describe("on up, the Karmada API must serve each manifest's kind", () => {
     });
 
     describe("the program asks an existing Karmada before creating anything", () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-kinds-"));
+        const dir = runTempDir("kamino-kinds-");
         afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
         const kubeconfig = (name: string) => {
             const p = path.join(dir, `${name}.kubeconfig`);

@@ -2,7 +2,6 @@
 // real processes and real ports, then inside the stack: problems stop it before any resource.
 import * as fs from "fs";
 import * as net from "net";
-import * as os from "os";
 import * as path from "path";
 import {
     checkDocker,
@@ -22,6 +21,7 @@ import { loadFleetConfig, resolveFleetPlan } from "../../components/config";
 import { kaminoStack } from "../../components/stack";
 import { fakeCrdReader, FIXTURE_CHART, MockRun, stackConfig } from "../support/mocks";
 import { healthyMachine, StandinHost } from "../support/standins";
+import { runTempDir } from "../support/process-reaper";
 
 const answer = (stdout: string, status = 0, stderr = ""): CommandResult => ({ missing: false, status, stdout, stderr });
 const MISSING: CommandResult = { missing: true, status: null, stdout: "", stderr: "" };
@@ -137,7 +137,7 @@ describe("Karmada host port", () => {
 
 describe("IKO chart", () => {
     let dir: string;
-    beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-chart-"))));
+    beforeAll(() => (dir = runTempDir("kamino-chart-")));
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
     const read = (f: string) => (fs.existsSync(f) && fs.statSync(f).isFile() ? fs.readFileSync(f, "utf8") : undefined);
     const chart = (name: string, text: string) => {

@@ -3,7 +3,6 @@
 // call, pulumi's error line, the decoding of outputs, and, against a stand-in `pulumi` on PATH, that
 // a secret the CLI prints never reaches an error message.
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import {
     decodeOutputs,
@@ -19,6 +18,7 @@ import {
     STACK_OPTION,
     stackNameOf,
 } from "../../commands/pulumi-stack";
+import { runTempDir } from "../support/process-reaper";
 
 /** A usage callback that throws what the command would print, so a test can read it. */
 const usage = (message: string): never => {
@@ -109,7 +109,7 @@ describe("against a stand-in pulumi on PATH", () => {
         fs.writeFileSync(path.join(dir, "pulumi"), script, { mode: 0o755 });
     };
     beforeEach(() => {
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-stack-"));
+        dir = runTempDir("pulumi-stack-");
         env = { ...process.env, PATH: `${dir}:${process.env.PATH}` };
     });
     afterEach(() => {

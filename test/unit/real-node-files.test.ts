@@ -4,13 +4,13 @@
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { parse } from "yaml";
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "../cluster/nodes/node-config";
 import { buildImageArchive } from "../cluster/nodes/oci-image";
 import { objectPath } from "../cluster/nodes/real-node-cluster";
 import { nextNetworkIndex } from "../cluster/nodes/node-network";
+import { runTempDir } from "../support/process-reaper";
 
 const layout = (name: string, i: number): NodeLayout => ({
     name,
@@ -56,7 +56,7 @@ test("containerd clamps OOM scores (this machine withholds CAP_SYS_RESOURCE) and
 });
 
 test("an image archive is an OCI layout whose digests match and whose layer holds the files", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-oci-"));
+    const dir = runTempDir("kamino-oci-");
     try {
         const script = path.join(dir, "hello.sh");
         fs.writeFileSync(script, "#!/bin/sh\necho hi\n", { mode: 0o755 });

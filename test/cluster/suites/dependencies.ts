@@ -11,13 +11,13 @@
 // therefore plays IKO as IRIS's pods behave: Running only once what they mount and pull with is there
 // (IkoPlayer waitForNeeds); the report prints each dependency's lag behind the IrisCluster.
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { EngineSandbox } from "../../support/engine";
 import { KubeClient, KubeObject, LoopbackFleet, resourcePath, waitFor } from "../harness";
 import { SuiteReport } from "../scaffold/report";
 import { onSharedFleet, SharedFleet } from "../scaffold/shared-fleet";
 import { existingFleetKeys, IRIS_IMAGE } from "../loopback-stack";
+import { runTempDir } from "../../support/process-reaper";
 
 const TARGET = "ikoclone2";
 const OTHER = "ikoclone";
@@ -149,7 +149,7 @@ export function dependenciesSuite(shared: SharedFleet): void {
     const suite = onSharedFleet(shared, "dependencies", { ikoOptions: { waitForNeeds: true }, stacks: () => [stack] });
     beforeAll(async () => {
         ({ fleet, sandbox, report } = suite);
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "kamino-deps-"));
+        dir = runTempDir("kamino-deps-");
         cpfFile = path.join(dir, "merge.cpf");
         fs.writeFileSync(cpfFile, CPF_1);
         manifestFile = path.join(dir, "iris-web.yaml");
