@@ -266,11 +266,12 @@ test("a member lost: the other two keep a quorum that takes writes; the member b
     expect((list.members as unknown[]).length).toBe(3);
 });
 
-test("a snapshot restores into all three members, each under its own name (docs/production.md, Restore)", async () => {
+test("a snapshot restores into all three members, each under its own name, its revisions after every one given out before (docs/production.md, Restore)", async () => {
     await writeConfigMap("in-snapshot");
     const db = path.join(dir, "karmada-etcd.db");
     await etcdSnapshot({ host: podIp(2), ca: certs.caCrt, cert: certs.clientCrt, key: certs.clientKey, servername: n.clientHost }, db);
-    await writeConfigMap("after-snapshot");
+    // The newest resourceVersion a client (an informer) saw before the restore.
+    const seen = (await writeConfigMap("after-snapshot")).metadata?.resourceVersion as string;
 
     // Step 3: stop etcd (and its clients), then step 4 as the page writes it, then step 5: each member's `member/` replaced.
     await supervisor.stopOne(karmadaApi.apiserver);
@@ -292,6 +293,9 @@ test("a snapshot restores into all three members, each under its own name (docs/
                 "karmada-etcd",
                 "--initial-advertise-peer-urls",
                 `https://karmada-etcd-${i}.karmada-etcd.karmada-system.svc.cluster.local:2380`,
+                "--bump-revision",
+                "1000000000",
+                "--mark-compacted",
                 "--data-dir",
                 restored,
             ],
@@ -314,6 +318,18 @@ test("a snapshot restores into all three members, each under its own name (docs/
     const list = await etcdCall(0, "/v3/cluster/member/list", {});
     expect((list.members as { name: string }[]).map((m) => m.name).sort()).toEqual(n.members);
     for (const i of [0, 1, 2]) expect(await keysAt(i, `${ETCD_REGISTRY_PREFIX}/configmaps/default/in-snapshot`)).toHaveLength(1);
+
+    // Revisions never go back (--bump-revision): without it a write after the restore is numbered below
+    // what clients saw, and a watch resumed from there would skip every change made until etcd caught up.
+    const after = (await writeConfigMap("after-restore")).metadata?.resourceVersion as string;
+    expect(BigInt(after)).toBeGreaterThan(BigInt(seen));
+    // Every revision before the restore reads as compacted (--mark-compacted): etcd refuses it, and the
+    // apiserver answers a watch from it with 410 Gone, which makes an informer list again.
+    await expect(etcdCall(0, "/v3/kv/range", { key: b64(`${ETCD_REGISTRY_PREFIX}/configmaps/default/in-snapshot`), revision: seen })).rejects.toThrow(
+        /compacted/,
+    );
+    const watch = await apiserver.request("GET", `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${seen}&timeoutSeconds=2`);
+    expect(`${watch.status} ${watch.body}`).toMatch(/^410 |"code":410/);
 });
 
 test("the real engine refuses a member count the running etcd cannot take, before anything is made", async () => {

@@ -101,6 +101,7 @@ for i in 0 1 2; do
   etcdutl snapshot restore karmada-etcd-$(date +%F).db --name karmada-etcd-$i --initial-cluster "\${peers%,}" \\
     --initial-cluster-token karmada-etcd \\
     --initial-advertise-peer-urls https://karmada-etcd-$i.karmada-etcd.karmada-system.svc.cluster.local:2380 \\
+    --bump-revision 1000000000 --mark-compacted \\
     --data-dir restore-$i
 done
 # 5. into each member's volume, replacing member/, through a helper pod on the claim
