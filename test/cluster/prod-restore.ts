@@ -71,6 +71,7 @@ export function helperPod(i: number): string {
         metadata: { name: `restore-${i}`, namespace: "karmada-system" },
         spec: {
             securityContext: { runAsUser: ETCD_USER, runAsGroup: ETCD_USER, fsGroup: ETCD_USER },
+            terminationGracePeriodSeconds: 1,
             containers: [
                 {
                     name: "shell",

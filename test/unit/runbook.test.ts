@@ -1,10 +1,11 @@
 // The production drill's backup and restore (test/cluster/prod-restore.ts) are docs/production.md's
 // commands as written: every command the drill runs is on the page, save the few it must run
 // differently here, each named below with the reason. A flag added to or dropped from one side only
-// (as `--bump-revision` once was from both) fails here, before any real-node run.
+// (as `--bump-revision` once was from both) fails here, before any real-node run; and step 5's helper
+// pod is the page's but for its image.
 import * as fs from "fs";
 import * as path from "path";
-import { backUpByHand, restore, RunbookShell } from "../cluster/prod-restore";
+import { backUpByHand, helperPod, restore, RunbookShell } from "../cluster/prod-restore";
 
 const PAGE = fs.readFileSync(path.join(__dirname, "../../docs/production.md"), "utf8");
 const LOCAL_PORT = 40123;
@@ -64,4 +65,17 @@ test("the restore keeps resource versions growing on both: --bump-revision and -
 test("a named difference is still one: each matches a line the drill runs", async () => {
     const lines = (await scripts()).flatMap(commands);
     expect(DRILL_ONLY.filter((d) => !lines.some((l) => d.line.test(l))).map((d) => d.why)).toEqual([]);
+});
+
+test("step 5's helper pod is the page's: etcd's user, a grace period of 1 s, the claim at etcd's data dir; only its image is built here", () => {
+    const written = PAGE.match(/echo '(\{"apiVersion":"v1","kind":"Pod"[\s\S]*?)' \| kubectl -n karmada-system apply -f -/)?.[1];
+    expect(written).toBeDefined();
+    const page = JSON.parse(written!.replace(/'\$i'/g, "0")) as { spec: { containers: Record<string, unknown>[] } };
+    const drill = JSON.parse(helperPod(0)) as { metadata: Record<string, unknown>; spec: { containers: Record<string, unknown>[] } };
+    const withoutImage = (spec: { containers: Record<string, unknown>[] }) => ({
+        ...spec,
+        containers: spec.containers.map(({ image: _image, imagePullPolicy: _pull, ...c }) => c),
+    });
+    expect(withoutImage(drill.spec)).toEqual(withoutImage(page.spec));
+    expect(drill.spec).toMatchObject({ terminationGracePeriodSeconds: 1 });
 });
