@@ -156,6 +156,39 @@ export async function runsOn(fleet: FleetView, id: string, member: string, timeo
     });
 }
 
+/**
+ * Where `id`'s status stands at each hop to Karmada, for a failure's message: the member's copy (what
+ * IKO reports), the Work (what the agent or Karmada reflected), the binding's aggregated entry and the
+ * template's status. A status stuck at one hop names the component that did not pass it on.
+ */
+export async function statusTrail(fleet: FleetView, id: string, member: string): Promise<string> {
+    const [namespace, name] = id.split("/");
+    const k = fleet.karmada.client;
+    const phase = (o: unknown) => (o as { status?: { phase?: string } } | undefined)?.status?.phase ?? "-";
+    const copy = await copyOn(fleet, member, id).catch((e) => ({ error: String(e) }));
+    type Work = KubeObject & {
+        spec?: { workload?: { manifests?: Array<{ kind?: string; metadata?: { name?: string } }> } };
+        status?: { manifestStatuses?: Array<{ identifier?: { kind?: string; name?: string }; status?: unknown }> };
+    };
+    const works = await k
+        .get<KubeObject & { items?: Work[] }>(resourcePath("work.karmada.io/v1alpha1", "works", { namespace: `karmada-es-${member}` }))
+        .catch(() => undefined);
+    const work = works?.items?.find((w) => w.spec?.workload?.manifests?.some((m) => m.kind === "IrisCluster" && m.metadata?.name === name));
+    const reflected = work?.status?.manifestStatuses?.find((m) => m.identifier?.kind === "IrisCluster" && m.identifier?.name === name);
+    const binding = await k.get<Binding & { status?: { aggregatedStatus?: Array<{ clusterName: string; status?: unknown }> } }>(
+        resourcePath("work.karmada.io/v1alpha2", "resourcebindings", { namespace, name: `${name}-iriscluster` }),
+    );
+    const aggregated = binding?.status?.aggregatedStatus?.find((a) => a.clusterName === member);
+    const template = await k.get<Template>(resourcePath(IRIS_API, "irisclusters", { namespace, name }));
+    const rv = (o: KubeObject | undefined) => o?.metadata?.resourceVersion ?? "-";
+    return [
+        `${id} on ${member}: ${phase(copy)} (rv ${rv(copy as KubeObject)})`,
+        `Work ${work?.metadata?.name ?? "none"}: ${phase(reflected)} (rv ${rv(work)})`,
+        `binding: ${aggregated ? phase(aggregated) : "no entry"} (rv ${rv(binding)})`,
+        `template: ${JSON.stringify(template?.status ?? null)} (rv ${rv(template)})`,
+    ].join("; ");
+}
+
 /** Waits until the member's API server has no copy of `id`. */
 export async function goneFrom(fleet: FleetView, id: string, member: string, timeoutMs = 180_000): Promise<void> {
     await until(`${id} gone from ${member}`, timeoutMs, async () => ((await copyOn(fleet, member, id)) === undefined ? true : undefined));

@@ -83,3 +83,13 @@ export async function stopProdFleet(f: Partial<ProdFleet>, closeNodes = true): P
 
 /** Karmada and both members, as the failover scenario reads them. */
 export const prodView = (f: ProdFleet, karmada: KubeClient): FleetView => ({ karmada: { client: karmada }, members: [f.member.api, f.backup.api] });
+
+/** The names of the stack's resources made at or after `since` (the state's creation times), sorted. */
+export async function resourcesCreatedSince(f: ProdFleet, since: Date): Promise<string[]> {
+    const { deployment } = await f.stack.exportStack();
+    const resources = (deployment as { resources?: { urn: string; created?: string }[] }).resources ?? [];
+    return resources
+        .filter((r) => r.created && new Date(r.created) >= since)
+        .map((r) => r.urn.split("::").pop()!)
+        .sort();
+}
