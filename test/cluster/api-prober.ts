@@ -51,6 +51,17 @@ export function longestGap(probes: Probe[], endedAt: number): number {
     return Math.round(longest / 100) / 10;
 }
 
+/** A refused call as `HTTP <status>: <the Status's message>` (a 429's says why: a cache still starting, or throttling). */
+export function httpError(status: number, body: string): string {
+    let message: unknown;
+    try {
+        message = (JSON.parse(body) as { message?: unknown }).message;
+    } catch {
+        // not a Status: the code alone
+    }
+    return typeof message === "string" && message ? `HTTP ${status}: ${message.slice(0, 100)}` : `HTTP ${status}`;
+}
+
 export class ApiProber {
     private readonly probes: Probe[] = [];
     private running = false;
@@ -72,7 +83,7 @@ export class ApiProber {
                 const at = Date.now() - this.t0;
                 const client = new KubeClient(this.credentials, 2000);
                 const probe: Probe = await client.request("GET", this.path).then(
-                    (r) => (r.status === 200 ? { at, ok: true } : { at, ok: false, error: `HTTP ${r.status}` }),
+                    (r) => (r.status === 200 ? { at, ok: true } : { at, ok: false, error: httpError(r.status, r.body) }),
                     (e: Error) => ({ at, ok: false, error: e.message }),
                 );
                 client.close();

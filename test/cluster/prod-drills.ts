@@ -2,7 +2,7 @@
 // Karmada API every 200 ms (api-prober.ts) and a watch reads, every half second, what a member and an
 // IrisCluster must not do meanwhile: a member turning not Ready, federated-iris placed elsewhere, a
 // component left with no Ready pod. production-drills.test.ts asserts them; `npm run bench` times them.
-import { ApiProber, ProbeReport } from "./api-prober";
+import { ApiProber, httpError, ProbeReport } from "./api-prober";
 import { ID, MEMBER } from "./chart-fleet";
 import { clusterOf, placementOf, runsOn } from "./failover-scenario";
 import { failback } from "../../components/karmada/failover/failback";
@@ -102,10 +102,34 @@ export async function leaderNode(f: ProdFleet, karmada: KubeClient): Promise<Rea
     return f.host.nodes.find((n) => n.name === pod.spec.nodeName)!;
 }
 
+/**
+ * Until both callers' paths answer ten calls in a row, so that a drill starts on an API settled from
+ * the one before, and measures only what it does: an upgrade drill that started right after a node
+ * loss counted two 429s in its first half second, on Karmada's own objects, against its bound of three.
+ */
+export async function apiSettled(karmada: KubeClient, timeoutMs = 120_000): Promise<void> {
+    let inARow = 0;
+    await waitFor(
+        "the Karmada API answering ten calls in a row on both paths",
+        async () => {
+            const answers = await Promise.all(PROBED_PATHS.map((p) => karmada.request("GET", p).catch((e: Error) => ({ status: 0, body: e.message }))));
+            const refused = answers.find((a) => a.status !== 200);
+            inARow = refused ? 0 : inARow + 1;
+            if (inARow >= 10) return true;
+            if (refused) throw new Error(httpError(refused.status, refused.body));
+            return undefined;
+        },
+        { timeoutMs, intervalMs: 200 },
+    );
+}
+
+/** What the drills call: through the aggregated API, and Karmada's own objects (from etcd alone). */
+const PROBED_PATHS = ["/apis/cluster.karmada.io/v1alpha1/clusters", "/apis/policy.karmada.io/v1alpha1/propagationpolicies"];
+
 /** The drill's two callers of the API: through the aggregated API, and from etcd alone. */
 function startProbers(karmada: KubeClient): { stop: () => Promise<Pick<DrillResult, "probe" | "etcdProbe">> } {
-    const aggregated = new ApiProber(karmada.credentials).start();
-    const etcd = new ApiProber(karmada.credentials, "/apis/policy.karmada.io/v1alpha1/propagationpolicies").start();
+    const aggregated = new ApiProber(karmada.credentials, PROBED_PATHS[0]).start();
+    const etcd = new ApiProber(karmada.credentials, PROBED_PATHS[1]).start();
     return { stop: async () => ({ probe: await aggregated.stop(), etcdProbe: await etcd.stop() }) };
 }
 
@@ -127,6 +151,7 @@ export interface DrillResult {
  */
 export async function nodeLossDrill(f: ProdFleet, karmada: KubeClient, outageMs = 60_000): Promise<DrillResult & { node: string }> {
     const node = await leaderNode(f, karmada);
+    await apiSettled(karmada);
     const probers = startProbers(karmada);
     const watching = watch(f, karmada);
     await new Promise((r) => setTimeout(r, 2000));
@@ -153,6 +178,7 @@ export interface UpgradeResult extends DrillResult {
  */
 export async function upgradeDrill(f: ProdFleet, karmada: KubeClient, from: string, to: string): Promise<UpgradeResult> {
     const karmadaKeys = JSON.parse((await f.stack.getConfig("kamino:karmada")).value);
+    await apiSettled(karmada);
     const probers = startProbers(karmada);
     const t0 = Date.now();
     let watching = watch(f, karmada);

@@ -1,0 +1,24 @@
+// The drills' API prober, its pure parts (test/cluster/api-prober.ts): the longest gap between two
+// answered calls, each run of refused calls, and a refusal named by what the API said.
+import { httpError, longestGap, outages, Probe } from "../cluster/api-prober";
+
+const ok = (at: number): Probe => ({ at, ok: true });
+const refused = (at: number, error = "HTTP 503"): Probe => ({ at, ok: false, error });
+
+test("the longest gap runs from one answered call to the next, the start and the end counting as answered", () => {
+    expect(longestGap([ok(200), refused(400), refused(600), ok(3200), ok(3400)], 3600)).toBe(3);
+    expect(longestGap([refused(0), refused(200)], 5000)).toBe(5);
+    expect(longestGap([ok(1000)], 1200)).toBe(1);
+});
+
+test("each run of refused calls is one outage, from its first call to the next answer, with its first error", () => {
+    const probes = [ok(0), refused(200, "HTTP 429: storage is (re)initializing"), refused(400), ok(600), refused(800, "timeout")];
+    expect(outages(probes, 1000)).toEqual(["0.2-0.6 s: HTTP 429: storage is (re)initializing (2 calls)", "0.8-1.0 s: timeout (1 calls)"]);
+});
+
+test("a refusal says what the API's Status said, or its code when the body is not one", () => {
+    const status = JSON.stringify({ kind: "Status", code: 429, message: "storage is (re)initializing", reason: "TooManyRequests" });
+    expect(httpError(429, status)).toBe("HTTP 429: storage is (re)initializing");
+    expect(httpError(503, "<html>bad gateway</html>")).toBe("HTTP 503");
+    expect(httpError(500, JSON.stringify({ message: "x".repeat(300) }))).toHaveLength("HTTP 500: ".length + 100);
+});
