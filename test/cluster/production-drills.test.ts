@@ -356,8 +356,13 @@ test("a restore from a snapshot, by docs/production.md's steps: what was deleted
         );
         await restore(sh, [MEMBER]);
         for (const p of [template, policy, pushCluster]) expect({ [p]: !!(await karmada.get(p)) }).toEqual({ [p]: true });
-        // The members reconcile: federated-iris is propagated to its member again and runs there; both members Ready.
+        // The members reconcile: federated-iris is propagated to its member again and runs there, and
+        // Karmada makes the Push member's `iris` again (the docs' step 8 says so).
         await runsOn(prodView(f, karmada), ID, MEMBER, 300_000);
+        await waitFor("the namespace iris on the Push member again", async () => ((await f.backup.client.get(irisOnBackup)) ? true : undefined), {
+            timeoutMs: 120_000,
+            intervalMs: 1000,
+        });
         // 8. pulumi up --refresh: Kamino's declaration and the restored Karmada agree; it makes again only
         // what Karmada removed from the unjoined member, its access to `iris` there.
         const since = new Date();
