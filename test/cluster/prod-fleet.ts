@@ -63,6 +63,8 @@ export async function startProdFleet(stackName: string): Promise<ProdFleet> {
             // This machine and every node of the network (the Pull member's agent comes from its node's address).
             authorizedNetworks: [nodes.network.subnet],
             installTimeoutSeconds: 900,
+            // As Pulumi.prod.yaml: longer than Karmada's own stall when a node of the hub dies.
+            failureDetectionSeconds: 30,
             etcd: { volumeSize: "1Gi", storageClass: LOCAL_STORAGE_CLASS },
         });
         return f;
