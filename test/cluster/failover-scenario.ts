@@ -172,7 +172,8 @@ export async function statusTrail(fleet: FleetView, id: string, member: string):
     };
     const works = await k
         .get<KubeObject & { items?: Work[] }>(resourcePath("work.karmada.io/v1alpha1", "works", { namespace: `karmada-es-${member}` }))
-        .catch(() => undefined);
+        .catch((e: Error) => e);
+    if (works instanceof Error) return `${id} on ${member}: ${phase(copy)}; Works unreadable: ${works.message}`;
     const work = works?.items?.find((w) => w.spec?.workload?.manifests?.some((m) => m.kind === "IrisCluster" && m.metadata?.name === name));
     const reflected = work?.status?.manifestStatuses?.find((m) => m.identifier?.kind === "IrisCluster" && m.identifier?.name === name);
     const binding = await k.get<Binding & { status?: { aggregatedStatus?: Array<{ clusterName: string; status?: unknown }> } }>(
@@ -183,7 +184,7 @@ export async function statusTrail(fleet: FleetView, id: string, member: string):
     const rv = (o: KubeObject | undefined) => o?.metadata?.resourceVersion ?? "-";
     return [
         `${id} on ${member}: ${phase(copy)} (rv ${rv(copy as KubeObject)})`,
-        `Work ${work?.metadata?.name ?? "none"}: ${phase(reflected)} (rv ${rv(work)})`,
+        `Work ${work?.metadata?.name ?? `none of ${works?.items?.length ?? 0}`}: ${phase(reflected)} (rv ${rv(work)})`,
         `binding: ${aggregated ? phase(aggregated) : "no entry"} (rv ${rv(binding)})`,
         `template: ${JSON.stringify(template?.status ?? null)} (rv ${rv(template)})`,
     ].join("; ");
