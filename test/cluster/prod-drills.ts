@@ -107,7 +107,7 @@ export async function leaderNode(f: ProdFleet, karmada: KubeClient): Promise<Rea
  * the one before, and measures only what it does: an upgrade drill that started right after a node
  * loss counted two 429s in its first half second, on Karmada's own objects, against its bound of three.
  */
-export async function apiSettled(karmada: KubeClient, timeoutMs = 120_000): Promise<void> {
+async function apiSettled(karmada: KubeClient, timeoutMs = 120_000): Promise<void> {
     let inARow = 0;
     await waitFor(
         "the Karmada API answering ten calls in a row on both paths",

@@ -8,6 +8,8 @@
 // nodes' network, the Service's NodePort on healthy nodes behind it, its source ranges enforced).
 // Members, as in chart-fleet.ts: `ikoreal` joined by Pull through that address (its agent a pod), and
 // `ikodr` by Push; federated-iris placed as Pulumi.dr.yaml places it, on [ikoreal, ikodr].
+import * as fs from "fs";
+import * as YAML from "yaml";
 import { EngineSandbox, toolchainPath } from "../support/engine";
 import { BACKUP, chartStack, MEMBER } from "./chart-fleet";
 import { FleetView } from "./failover-scenario";
@@ -18,6 +20,16 @@ import { ServiceLoadBalancer } from "./nodes/service-load-balancer";
 import { DEFAULTS } from "../../components/config";
 
 export const PROD_HOST = "kamino-hub";
+
+/** Pulumi.prod.yaml's `kamino:karmada.failureDetectionSeconds`: the drills detect a lost member as production does. */
+export function prodFailureDetectionSeconds(file = "Pulumi.prod.yaml"): number {
+    const karmada = (YAML.parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, { failureDetectionSeconds?: unknown }> }).config?.[
+        "kamino:karmada"
+    ];
+    const seconds = karmada?.failureDetectionSeconds;
+    if (typeof seconds !== "number") throw new Error(`${file} sets no kamino:karmada.failureDetectionSeconds: the drills install what production declares`);
+    return seconds;
+}
 
 /** What is up, for the drills to read. */
 export interface ProdFleet {
@@ -64,7 +76,7 @@ export async function startProdFleet(stackName: string): Promise<ProdFleet> {
             authorizedNetworks: [nodes.network.subnet],
             installTimeoutSeconds: 900,
             // As Pulumi.prod.yaml: longer than Karmada's own stall when a node of the hub dies.
-            failureDetectionSeconds: 30,
+            failureDetectionSeconds: prodFailureDetectionSeconds(),
             etcd: { volumeSize: "1Gi", storageClass: LOCAL_STORAGE_CLASS },
         });
         return f;
