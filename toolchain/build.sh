@@ -2,9 +2,9 @@
 # Builds the Go programs Kamino's tests need, from the Go module proxy only, into a
 # per-version cache outside the repo: ${KAMINO_CACHE:-$HOME/.cache/kamino}/<tool>-<version>/.
 #
-#   toolchain/build.sh [group...]               build (default: all groups); cached tools are skipped
-#   toolchain/build.sh --print-path [group...]  print the bin dirs, colon-joined, for PATH
-#   toolchain/build.sh --regen [group...]       rewrite toolchain/modules/*/go.mod from toolchain/versions.env + go mod tidy
+#   toolchain/build.sh [group|tool...]               build (default: all groups); cached tools are skipped
+#   toolchain/build.sh --print-path [group|tool...]  print the bin dirs, colon-joined, for PATH
+#   toolchain/build.sh --regen [group|tool...]       rewrite toolchain/modules/*/go.mod from toolchain/versions.env + go mod tidy
 #
 # Groups: engine  = pulumi (+ bundled plugins), pulumi-language-nodejs, pulumi-resource-kubernetes
 #         (pulumi-resource-command cannot be built here: see toolchain/versions.env)
@@ -45,8 +45,15 @@ group_tools() {
     nodes) echo "containerd kubenode coredns pause etcdctl" ;;
     chart) echo "helm kubectl cfssl karmada-next" ;;
     lint) echo "actionlint" ;;
-    *) die "unknown group '$1' (groups: ${ALL_GROUPS[*]})" ;;
+    *) die "unknown group or tool '$1' (groups: ${ALL_GROUPS[*]}; tools: $(all_tools | paste -sd ' '))" ;;
   esac
+}
+
+all_tools() { local g; for g in "${ALL_GROUPS[@]}"; do group_tools "$g" | tr ' ' '\n'; done; }
+
+# A group's tools, or one tool by its name (.ci/run builds what the loopback files need first).
+tools_of() { # group-or-tool -> tools
+  case " $(all_tools | tr '\n' ' ') " in *" $1 "*) echo "$1" ;; *) group_tools "$1" ;; esac
 }
 
 # ---------------------------------------------------------------- helpers
@@ -616,12 +623,12 @@ for a in "$@"; do
     --regen) mode=regen ;;
     -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $a" ;;
-    *) group_tools "$a" >/dev/null; groups+=("$a") ;;
+    *) tools_of "$a" >/dev/null; groups+=("$a") ;;
   esac
 done
 [ ${#groups[@]} -gt 0 ] || groups=("${ALL_GROUPS[@]}")
 tools=()
-for g in "${groups[@]}"; do for t in $(group_tools "$g"); do tools+=("$t"); done; done
+for g in "${groups[@]}"; do for t in $(tools_of "$g"); do tools+=("$t"); done; done
 
 if [ "$mode" = path ]; then
   dirs=()

@@ -1,5 +1,6 @@
 // The cluster stage's order (test/support/longest-first.js): every cluster and engine file has a committed
 // time, so that none falls back to jest's order by size on a machine without jest's cache.
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -54,4 +55,25 @@ test("the files that run real nodes come last, longest first, after every loopba
         /startProdFleet|startChartFleet|RealNodes\.create|startMirrorPromoteFleet/.test(fs.readFileSync(path.join(ROOT, f), "utf8")),
     );
     expect([...startsNodes].sort()).toEqual([...REAL_NODES].sort());
+});
+
+test("CI builds the whole toolchain in two parts: what the loopback and engine files run first, the real nodes' part beside them", () => {
+    const ci = fs.readFileSync(path.join(ROOT, ".ci/run"), "utf8");
+    const part = (name: string) => {
+        const m = new RegExp(`^${name}=\\(([^)]*)\\)$`, "m").exec(ci);
+        if (!m) throw new Error(`.ci/run has no ${name}=(...) line`);
+        return m[1].split(/\s+/).filter(Boolean);
+    };
+    // The cache dirs each part's tools go to, as toolchain/build.sh names them.
+    const dirs = (args: string[]) =>
+        execFileSync(path.join(ROOT, "toolchain/build.sh"), ["--print-path", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+            .trim()
+            .split(":");
+    const first = dirs(part("FIRST_TOOLS"));
+    const realNodes = dirs(part("REAL_NODE_TOOLS"));
+    // Every tool of every group, each in one part only.
+    expect([...first, ...realNodes].sort()).toEqual(dirs([]).sort());
+    // The loopback harness's programs (the Pulumi engine, kube, etcd, Karmada) and helm, which the
+    // engine files render the chart with, are in the first part: those files start before the second ends.
+    expect(dirs(["engine", "cluster", "helm"]).filter((d) => !first.includes(d))).toEqual([]);
 });
