@@ -68,8 +68,14 @@ export async function prodDrillsOnce(): Promise<Record<ProdMetric, number>> {
             const upgrade = await upgradeDrill(f, karmada, DEFAULTS.karmadaChartVersion, toolchainVersion("KARMADA_NEXT_VERSION"));
             // Each gap's calls, for the reading of a long one (seconds from the drill's start).
             const gaps = (p: { outages: string[] }) => (p.outages.length ? p.outages.join("; ") : "none");
-            console.log(`  node loss (${loss.node}): aggregated ${gaps(loss.probe)}; etcd ${gaps(loss.etcdProbe)}`);
-            console.log(`  upgrade: aggregated ${gaps(upgrade.probe)}; etcd ${gaps(upgrade.etcdProbe)}`);
+            // And when kube-aggregator answered 503 to every aggregated call (its APIService not Available), seconds from the watch's start.
+            const unavailable = (w: { apiServiceNotAvailable: string[] }) => w.apiServiceNotAvailable.join("; ") || "never";
+            console.log(
+                `  node loss (${loss.node}): aggregated ${gaps(loss.probe)}; etcd ${gaps(loss.etcdProbe)}; APIService not Available ${unavailable(loss.watch)}`,
+            );
+            console.log(
+                `  upgrade: aggregated ${gaps(upgrade.probe)}; etcd ${gaps(upgrade.etcdProbe)}; APIService not Available ${unavailable(upgrade.watch)}, ${unavailable(upgrade.agentWatch)}`,
+            );
             return {
                 prod_up_real_s,
                 node_loss_gap_s: loss.probe.longestGap_s,

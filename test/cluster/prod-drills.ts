@@ -32,16 +32,54 @@ export interface DrillWatch {
     movedTo: string[];
     /** Each Deployment's fewest Ready replicas seen. */
     minReady: Record<string, number>;
+    /**
+     * Each spell of the aggregated API's APIService not Available, as `<status> <reason> <first>-<last> s`
+     * (seconds since the watch started, as the watch saw it): karmada-apiserver's availability check
+     * failed, and it answers every call through that API with 503 until a check passes. Which of the
+     * two kinds an aggregated outage was: this, or a connection given up (drill notes, docs/production.md).
+     */
+    apiServiceNotAvailable: string[];
 }
+
+/** The APIService through which Karmada serves Clusters (karmada-aggregated-apiserver). */
+const CLUSTER_API_SERVICE = resourcePath("apiregistration.k8s.io/v1", "apiservices", { name: "v1alpha1.cluster.karmada.io" });
 
 /** Watches until stopped. */
 function watch(f: ProdFleet, karmada: KubeClient): { stop: () => Promise<DrillWatch> } {
     const view = prodView(f, karmada);
-    const seen: DrillWatch = { notReady: [], notReadyFor_s: {}, movedTo: [], minReady: Object.fromEntries(HA_DEPLOYMENTS.map((d) => [d, 2])) };
+    const seen: DrillWatch = {
+        notReady: [],
+        notReadyFor_s: {},
+        movedTo: [],
+        minReady: Object.fromEntries(HA_DEPLOYMENTS.map((d) => [d, 2])),
+        apiServiceNotAvailable: [],
+    };
     const firstSeen: Record<string, number> = {};
+    const t0 = Date.now();
+    const sinceStart = (ms: number) => ((ms - t0) / 1000).toFixed(1);
+    /** The spell being seen: its key and when it was first and last seen. */
+    let spell: { key: string; first: number; last: number } | undefined;
+    const endSpell = () => {
+        if (spell) seen.apiServiceNotAvailable.push(`${spell.key} ${sinceStart(spell.first)}-${sinceStart(spell.last)} s`);
+        spell = undefined;
+    };
+    // Its own client, 2 s per call: a stalled read must not hold up the watch of the members.
+    const quick = new KubeClient(karmada.credentials, 2000);
     let running = true;
     const loop = (async () => {
         while (running) {
+            const apiService = (await quick.get(CLUSTER_API_SERVICE).catch(() => undefined)) as
+                { status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[] } } | undefined;
+            const available = apiService?.status?.conditions?.find((c) => c.type === "Available");
+            if (available && available.status !== "True") {
+                // A spell starts at its condition's transition (to the second), if the watch saw it late.
+                const since = Date.parse(available.lastTransitionTime ?? "") || Date.now();
+                const key = `${available.status} ${available.reason ?? ""}`;
+                if (spell?.key !== key || since > spell.first + 1000) {
+                    endSpell();
+                    spell = { key, first: Math.min(since, Date.now()), last: Date.now() };
+                } else spell.last = Date.now();
+            } else if (available) endSpell();
             for (const m of view.members) {
                 const ready = (await clusterOf(view, m.name).catch(() => undefined))?.status?.conditions?.find((c) => c.type === "Ready")?.status;
                 const key = `${m.name} ${ready}`;
@@ -64,6 +102,8 @@ function watch(f: ProdFleet, karmada: KubeClient): { stop: () => Promise<DrillWa
         stop: async () => {
             running = false;
             await loop;
+            quick.close();
+            endSpell();
             return seen;
         },
     };
