@@ -107,3 +107,49 @@ export class ApiProber {
         };
     }
 }
+
+/** An APIService's `Available` condition, as read. */
+export interface AvailableCondition {
+    status: string;
+    reason?: string;
+    lastTransitionTime?: string;
+}
+
+/**
+ * Each spell of an APIService not Available, from readings of its condition: kube-aggregator answers
+ * every call through that API with 503 meanwhile. A spell is `<status> <reason> <first>-<last> s`, in
+ * seconds since `t0`; it starts at the condition's transition (to the second) if that is earlier than
+ * the reading that saw it, and ends at the last reading that still saw it.
+ */
+export class UnavailableSpells {
+    private readonly spells: string[] = [];
+    private current?: { key: string; first: number; last: number };
+
+    constructor(private readonly t0: number) {}
+
+    /** One reading at `now`; undefined (the read failed) says nothing and ends nothing. */
+    see(condition: AvailableCondition | undefined, now = Date.now()): void {
+        if (!condition) return;
+        if (condition.status === "True") return this.close();
+        const since = Math.min(Date.parse(condition.lastTransitionTime ?? "") || now, now);
+        const key = `${condition.status} ${condition.reason ?? ""}`.trim();
+        if (this.current?.key === key && since <= this.current.first + 1000) {
+            this.current.last = now;
+            return;
+        }
+        this.close();
+        this.current = { key, first: since, last: now };
+    }
+
+    /** The spells seen, the one still open included. */
+    end(): string[] {
+        this.close();
+        return [...this.spells];
+    }
+
+    private close(): void {
+        const s = this.current;
+        if (s) this.spells.push(`${s.key} ${((s.first - this.t0) / 1000).toFixed(1)}-${((s.last - this.t0) / 1000).toFixed(1)} s`);
+        this.current = undefined;
+    }
+}

@@ -2,7 +2,7 @@
 // Karmada API every 200 ms (api-prober.ts) and a watch reads, every half second, what a member and an
 // IrisCluster must not do meanwhile: a member turning not Ready, federated-iris placed elsewhere, a
 // component left with no Ready pod. production-drills.test.ts asserts them; `npm run bench` times them.
-import { ApiProber, httpError, ProbeReport } from "./api-prober";
+import { ApiProber, AvailableCondition, httpError, ProbeReport, UnavailableSpells } from "./api-prober";
 import { ID, MEMBER } from "./chart-fleet";
 import { clusterOf, placementOf, runsOn } from "./failover-scenario";
 import { failback } from "../../components/karmada/failover/failback";
@@ -55,31 +55,15 @@ function watch(f: ProdFleet, karmada: KubeClient): { stop: () => Promise<DrillWa
         apiServiceNotAvailable: [],
     };
     const firstSeen: Record<string, number> = {};
-    const t0 = Date.now();
-    const sinceStart = (ms: number) => ((ms - t0) / 1000).toFixed(1);
-    /** The spell being seen: its key and when it was first and last seen. */
-    let spell: { key: string; first: number; last: number } | undefined;
-    const endSpell = () => {
-        if (spell) seen.apiServiceNotAvailable.push(`${spell.key} ${sinceStart(spell.first)}-${sinceStart(spell.last)} s`);
-        spell = undefined;
-    };
+    const unavailable = new UnavailableSpells(Date.now());
     // Its own client, 2 s per call: a stalled read must not hold up the watch of the members.
     const quick = new KubeClient(karmada.credentials, 2000);
     let running = true;
     const loop = (async () => {
         while (running) {
             const apiService = (await quick.get(CLUSTER_API_SERVICE).catch(() => undefined)) as
-                { status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[] } } | undefined;
-            const available = apiService?.status?.conditions?.find((c) => c.type === "Available");
-            if (available && available.status !== "True") {
-                // A spell starts at its condition's transition (to the second), if the watch saw it late.
-                const since = Date.parse(available.lastTransitionTime ?? "") || Date.now();
-                const key = `${available.status} ${available.reason ?? ""}`;
-                if (spell?.key !== key || since > spell.first + 1000) {
-                    endSpell();
-                    spell = { key, first: Math.min(since, Date.now()), last: Date.now() };
-                } else spell.last = Date.now();
-            } else if (available) endSpell();
+                { status?: { conditions?: (AvailableCondition & { type: string })[] } } | undefined;
+            unavailable.see(apiService?.status?.conditions?.find((c) => c.type === "Available"));
             for (const m of view.members) {
                 const ready = (await clusterOf(view, m.name).catch(() => undefined))?.status?.conditions?.find((c) => c.type === "Ready")?.status;
                 const key = `${m.name} ${ready}`;
@@ -103,7 +87,7 @@ function watch(f: ProdFleet, karmada: KubeClient): { stop: () => Promise<DrillWa
             running = false;
             await loop;
             quick.close();
-            endSpell();
+            seen.apiServiceNotAvailable = unavailable.end();
             return seen;
         },
     };
