@@ -33,10 +33,9 @@ export interface DrillWatch {
     /** Each Deployment's fewest Ready replicas seen. */
     minReady: Record<string, number>;
     /**
-     * Each spell of the aggregated API's APIService not Available, as `<status> <reason> <first>-<last> s`
-     * (seconds since the watch started, as the watch saw it): karmada-apiserver's availability check
-     * failed, and it answers every call through that API with 503 until a check passes. Which of the
-     * two kinds an aggregated outage was: this, or a connection given up (drill notes, docs/production.md).
+     * Each spell of the Clusters APIService not Available (`UnavailableSpells`, in seconds since the watch
+     * started): which of two kinds an outage of the aggregated API was, this one (kube-aggregator answering
+     * every call 503) or a connection given up (docs/production.md, Drilled on real pods).
      */
     apiServiceNotAvailable: string[];
 }
