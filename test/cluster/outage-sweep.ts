@@ -48,8 +48,12 @@ export const GUARD = {
     agentBelowS: 13,
     /** From the cut to Running on the backup, for a refused member or a lost agent that stays lost. */
     failoverWithinS: 23,
-    /** The same for a hung Push member. */
-    hungFailoverWithinS: 70,
+    /**
+     * The same for a hung Push member: 66 s in the sweep and most CI runs (not Ready at 56 s), 93.5 s
+     * in one run of the cluster stage (not Ready at 82.2 s: a probe round of Karmada's later, each
+     * call it makes to a hung member waiting up to 32 s). docs/disaster-recovery.md.
+     */
+    hungFailoverWithinS: 95,
     /**
      * What CI adds to those: it shares two cores with another fleet (a Pull API server's loss took
      * 35.6 s in a CI run beside real nodes, 20-22 s alone).
