@@ -26,6 +26,7 @@ import {
 import { Pod } from "./nodes/pods";
 import { expectCloseLeavesNothing } from "./real-node-checks";
 import { nodeTasks } from "../support/node-sweep";
+import { stepTimer } from "../support/engine";
 import { DEFAULTS } from "../../components/config";
 import { KARMADA_SYSTEM_NAMESPACE as NS } from "../../components/karmada/control-plane/control-plane";
 
@@ -190,8 +191,17 @@ test("the Pull member's node loses power: the chart's controller-manager moves f
 });
 
 test("destroy takes everything away, the chart's hooks and their leftovers included; closing the nodes leaves nothing on this machine", async () => {
-    await f.stack.destroy();
+    // Where the time goes (the slowest test of the file in CI), printed for docs/testing.md's budget.
+    const phases: Record<string, number> = {};
+    const since = (t0: number) => Math.round((Date.now() - t0) / 100) / 10;
+    let t0 = Date.now();
+    const steps = stepTimer();
+    await f.stack.destroy({ onEvent: steps.onEvent });
+    phases.destroy_s = since(t0);
+    t0 = Date.now();
     await waitFor("the agent's pods gone", async () => ((await agentPods()).length === 0 ? true : undefined), { timeoutMs: 120_000, intervalMs: 1000 });
+    phases.agent_pods_gone_s = since(t0);
+    t0 = Date.now();
     // The chart's post-delete Job removed what its pre-install Job made; Kamino's namespace took the
     // hooks' leftovers (their ServiceAccount, the CRD ConfigMaps) and the hook RBAC went with it.
     const left = async () => {
@@ -214,8 +224,13 @@ test("destroy takes everything away, the chart's hooks and their leftovers inclu
         },
         { timeoutMs: 180_000, intervalMs: 2000 },
     );
+    phases.namespace_gone_s = since(t0);
+    t0 = Date.now();
     closed = true;
     await stopChartFleetLeavingNothing();
+    phases.nodes_closed_s = since(t0);
+    const slowest = steps.slowest(4).map((s) => `${s.op} ${s.resource} ${s.seconds.toFixed(1)} s`);
+    console.log(`destroy and close (s): ${JSON.stringify(phases)}; the destroy's slowest steps: ${slowest.join(", ")}`);
 });
 
 /** Closes the fleet, checking that the nodes leave nothing (real-node-checks.ts). */

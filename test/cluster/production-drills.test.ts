@@ -28,6 +28,7 @@ import { KARMADA_SYSTEM_NAMESPACE as NS } from "../../components/karmada/control
 import { ETCD_IMAGE, etcdClusterNames } from "../../components/karmada/control-plane/etcd-cluster";
 import { APISERVER_HTTP2_GIVE_UP_S, APISERVER_HTTP2_HEALTH_CHECK_ENV } from "../../components/karmada/control-plane/apiserver-health-check";
 import { expectCloseLeavesNothing, expectPodsRunAcrossNodes } from "./real-node-checks";
+import { stepTimer } from "../support/engine";
 
 jest.setTimeout(20 * 60_000);
 
@@ -119,10 +120,14 @@ beforeAll(async () => {
     f = await startProdFleet("prod-drills");
     host = f.host;
     const t0 = Date.now();
-    const up = await f.stack.up();
+    const steps = stepTimer();
+    const up = await f.stack.up({ onEvent: steps.onEvent });
     prodUpS = Math.round((Date.now() - t0) / 100) / 10;
     karmada = karmadaClient(f, String(up.outputs.karmadaKubeconfig.value));
-    console.log(`a three-node host (${f.hostStartS} s), then the production control plane up on real pods: ${prodUpS} s`);
+    const slowest = steps.slowest(5).map((s) => `${s.op} ${s.resource} ${s.seconds.toFixed(1)} s`);
+    console.log(
+        `a three-node host (${f.hostStartS} s), then the production control plane up on real pods: ${prodUpS} s; its slowest steps: ${slowest.join(", ")}`,
+    );
     // Made now, in a namespace without Kamino's etcd-client Service, so that its 20 s pass while the tests before its own run.
     await host.applyAll([
         { apiVersion: "v1", kind: "Namespace", metadata: { name: "no-etcd-client" } },

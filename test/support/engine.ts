@@ -139,3 +139,34 @@ export function stepRecorder(): { steps: PlannedStep[]; diagnostics: string[]; o
         },
     };
 }
+
+/** How long one resource's step took, from the engine's events as they arrived. */
+export interface StepDuration {
+    op: string;
+    /** The resource's type and name, from its URN. */
+    resource: string;
+    seconds: number;
+}
+
+/**
+ * Times each step of an update or destroy (from its pre-event to its outputs or failure), for a test
+ * that reports where a long run spent its time: `slowest(n)` lists the n longest, longest first.
+ */
+export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEvent) => void; slowest: (n: number) => StepDuration[] } {
+    const started = new Map<string, { op: string; at: number }>();
+    const done: StepDuration[] = [];
+    const resource = (urn: string) => urn.split("::").slice(-2).join("::").split("$").pop()!;
+    return {
+        onEvent: (e) => {
+            const pre = e.resourcePreEvent?.metadata;
+            if (pre) started.set(pre.urn, { op: pre.op, at: now() });
+            const end = e.resOutputsEvent?.metadata ?? e.resOpFailedEvent?.metadata;
+            const start = end && started.get(end.urn);
+            if (end && start) {
+                started.delete(end.urn);
+                done.push({ op: start.op, resource: resource(end.urn), seconds: (now() - start.at) / 1000 });
+            }
+        },
+        slowest: (n) => [...done].sort((a, b) => b.seconds - a.seconds).slice(0, n),
+    };
+}
