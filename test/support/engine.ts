@@ -151,6 +151,7 @@ export interface StepDuration {
 /**
  * Times each step of an update or destroy (from its pre-event to its outputs or failure), for a test
  * that reports where a long run spent its time: `slowest(n)` lists the n longest, longest first.
+ * Custom resources only: a component's step spans its children's.
  */
 export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEvent) => void; slowest: (n: number) => StepDuration[] } {
     const started = new Map<string, { op: string; at: number }>();
@@ -159,7 +160,7 @@ export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEv
     return {
         onEvent: (e) => {
             const pre = e.resourcePreEvent?.metadata;
-            if (pre) started.set(pre.urn, { op: pre.op, at: now() });
+            if (pre && (pre.new ?? pre.old)?.custom !== false) started.set(pre.urn, { op: pre.op, at: now() });
             const end = e.resOutputsEvent?.metadata ?? e.resOpFailedEvent?.metadata;
             const start = end && started.get(end.urn);
             if (end && start) {

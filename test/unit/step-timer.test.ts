@@ -4,13 +4,16 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { stepTimer } from "../support/engine";
 
 const URN = (type: string, name: string) => `urn:pulumi:s::kamino::kamino:index:Fleet$kamino:index:KarmadaControlPlane$${type}::${name}`;
-const pre = (urn: string, op: string) => ({ resourcePreEvent: { metadata: { urn, op } } }) as unknown as EngineEvent;
+const pre = (urn: string, op: string, custom = true) => ({ resourcePreEvent: { metadata: { urn, op, old: { custom } } } }) as unknown as EngineEvent;
 const outputs = (urn: string) => ({ resOutputsEvent: { metadata: { urn } } }) as unknown as EngineEvent;
 const failed = (urn: string) => ({ resOpFailedEvent: { metadata: { urn } } }) as unknown as EngineEvent;
 
-test("times each step from its pre-event to its outputs or failure, and lists the slowest first", () => {
+test("times each custom resource's step from its pre-event to its outputs or failure, and lists the slowest first", () => {
     let t = 0;
     const timer = stepTimer(() => t);
+    // A component's step spans its children's: not listed.
+    const component = URN("kamino:index:KarmadaControlPlane", "karmada");
+    timer.onEvent(pre(component, "delete", false));
     const release = URN("kubernetes:helm.sh/v3:Release", "karmada");
     const ns = URN("kubernetes:core/v1:Namespace", "karmada-system");
     const patch = URN("kubernetes:apps/v1:DeploymentPatch", "health");
@@ -25,6 +28,7 @@ test("times each step from its pre-event to its outputs or failure, and lists th
     timer.onEvent(outputs(URN("kubernetes:core/v1:Secret", "never-started")));
     t = 50_000;
     timer.onEvent(outputs(ns));
+    timer.onEvent(outputs(component));
     expect(timer.slowest(2)).toEqual([
         { op: "delete", resource: "kubernetes:core/v1:Namespace::karmada-system", seconds: 49 },
         { op: "delete", resource: "kubernetes:helm.sh/v3:Release::karmada", seconds: 41 },

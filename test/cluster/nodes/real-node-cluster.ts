@@ -182,7 +182,7 @@ export class RealNodeCluster {
     private async startNode(node: RealNode): Promise<void> {
         await node.prepare({ server: `https://${this.opts.network.gateway}:${this.plan.port}`, ca: this.plan.pki.ca });
         await node.startRuntime(this.kube.ms(60));
-        node.importImages(this.opts.images);
+        await node.importImages(this.opts.images);
         node.startKubernetes();
     }
 

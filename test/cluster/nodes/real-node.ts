@@ -2,9 +2,10 @@
 // that runs in the node's network namespace (nsenter --net: the mounts stay this machine's, so the
 // volumes the kubelet mounts are the ones containerd hands to runc). Images are imported into the
 // node's containerd from archives built here (images.ts); nothing is ever pulled.
-import { execFileSync } from "child_process";
+import { execFile, execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { promisify } from "util";
 import { CaFiles, CertificateFactory } from "../harness/certs";
 import { writeKubeconfig } from "../harness/kubeconfig";
 import { read } from "../harness/plan";
@@ -12,6 +13,8 @@ import { ManagedProcess, ProcessSupervisor } from "../harness/processes";
 import { waitFor } from "../harness/wait";
 import { killAll, processesOf, removeShimSockets } from "../../support/node-sweep";
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, NodeLayout, nodePaths } from "./node-config";
+
+const execFileAsync = promisify(execFile);
 
 /** The programs a node runs. */
 export interface NodeBinaries {
@@ -101,9 +104,16 @@ export class RealNode {
         });
     }
 
-    /** Imports image archives (images.ts) under the names they carry. */
-    importImages(archives: string[]): void {
-        for (const a of archives) this.ctr(["images", "import", a]);
+    /**
+     * Imports image archives (images.ts) under the names they carry, one after another. Not blocking,
+     * so that a cluster's nodes import theirs at the same time, not in turn.
+     */
+    async importImages(archives: string[]): Promise<void> {
+        for (const a of archives) {
+            await execFileAsync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", "images", "import", a], {
+                encoding: "utf8",
+            });
+        }
     }
 
     /**
