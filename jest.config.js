@@ -9,6 +9,10 @@ const project = (displayName, dir, extra = {}) => ({
     ...extra,
 });
 
+// An older Node than package.json's engines fails far from the cause: refused here, with the fix.
+const tooOld = require("./test/support/node-version").nodeTooOld(process.versions.node);
+if (tooOld) throw new Error(tooOld);
+
 module.exports = {
     // Kills whatever a test started and left running (API servers, Pulumi CLIs and their plugins)
     // after the last test, and when jest is interrupted (SIGINT, SIGTERM, SIGHUP).
