@@ -160,7 +160,7 @@ export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEv
     return {
         onEvent: (e) => {
             const pre = e.resourcePreEvent?.metadata;
-            if (pre && (pre.new ?? pre.old)?.custom !== false) started.set(pre.urn, { op: pre.op, at: now() });
+            if (pre && (pre.new ?? pre.old)?.custom === true) started.set(pre.urn, { op: pre.op, at: now() });
             const end = e.resOutputsEvent?.metadata ?? e.resOpFailedEvent?.metadata;
             const start = end && started.get(end.urn);
             if (end && start) {

@@ -4,7 +4,9 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { stepTimer } from "../support/engine";
 
 const URN = (type: string, name: string) => `urn:pulumi:s::kamino::kamino:index:Fleet$kamino:index:KarmadaControlPlane$${type}::${name}`;
-const pre = (urn: string, op: string, custom = true) => ({ resourcePreEvent: { metadata: { urn, op, old: { custom } } } }) as unknown as EngineEvent;
+// The engine leaves `custom` out of a component's state (false is omitted from its JSON).
+const pre = (urn: string, op: string, custom = true) =>
+    ({ resourcePreEvent: { metadata: { urn, op, old: custom ? { custom } : {} } } }) as unknown as EngineEvent;
 const outputs = (urn: string) => ({ resOutputsEvent: { metadata: { urn } } }) as unknown as EngineEvent;
 const failed = (urn: string) => ({ resOpFailedEvent: { metadata: { urn } } }) as unknown as EngineEvent;
 
