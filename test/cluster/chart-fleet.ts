@@ -19,7 +19,6 @@ import { ChartRepository } from "./harness/chart-repository";
 import { PortAllocator } from "./harness/ports";
 import { loopbackStack } from "./loopback-stack";
 import { LOCAL_STORAGE_CLASS, RealNodeCluster, RealNodes } from "./nodes";
-import { PAUSE_IMAGE } from "./nodes/node-config";
 import { Pod } from "./nodes/pods";
 import { DEFAULTS } from "../../components/config";
 import { KARMADA_SYSTEM_NAMESPACE } from "../../components/karmada/control-plane/control-plane";
@@ -126,20 +125,9 @@ export function chartStack(
             syncModes: { [MEMBER]: "Pull" },
             apiEndpoints: { [BACKUP]: f.backup.networkServer },
             karmada,
-            ikoValues: { operator: OPERATOR_STANDIN, imagePullSecrets: [] },
         },
     );
 }
-
-/**
- * The fixture IKO chart's operator image on real nodes: the pause image, which every node has. IKO's
- * own cannot be had here (IKO is played), and a pod that never pulls its image held up its namespace's
- * deletion on `destroy`: IKO's namespace took 42.5 s to go, the slowest step of the chart's destroy.
- */
-const OPERATOR_STANDIN = (() => {
-    const [, registry, repository, tag] = /^([^/]+)\/(.+):([^:]+)$/.exec(PAUSE_IMAGE)!;
-    return { registry, repository, tag };
-})();
 
 /** Whatever of the fleet was started, stopped; the real nodes closed (nothing left: node-sweep.ts). */
 export async function stopChartFleet(f: Partial<ChartFleet>): Promise<void> {

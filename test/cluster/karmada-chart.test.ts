@@ -229,8 +229,7 @@ test("destroy takes everything away, the chart's hooks and their leftovers inclu
     closed = true;
     await stopChartFleetLeavingNothing();
     phases.nodes_closed_s = since(t0);
-    const slowest = steps.slowest(4).map((s) => `${s.op} ${s.resource} ${s.seconds.toFixed(1)} s`);
-    console.log(`destroy and close (s): ${JSON.stringify(phases)}; the destroy's slowest steps: ${slowest.join(", ")}`);
+    console.log(`destroy and close (s): ${JSON.stringify(phases)}; the destroy's slowest steps: ${steps.slowestLine(4)}`);
 });
 
 /** Closes the fleet, checking that the nodes leave nothing (real-node-checks.ts). */

@@ -45,8 +45,6 @@ export interface LoopbackStackOptions {
     karmada?: Record<string, unknown>;
     /** Members' `apiEndpoint`: where Karmada's controllers reach them, when not at their kubeconfig's 127.0.0.1 (e.g. from a pod). */
     apiEndpoints?: Record<string, string>;
-    /** `kamino:iko.values`: the fixture IKO chart's values, e.g. an operator image the real nodes have. */
-    ikoValues?: Record<string, unknown>;
 }
 
 /** The synced license Secret of a loopback stack: `namespace/name`. */
@@ -99,7 +97,7 @@ export async function loopbackStack(sandbox: EngineSandbox, fleet: StackClusters
             existingKubeconfigPath: fleet.karmadaKubeconfig,
             ...(opts.karmadaEndpoint ? { endpoint: opts.karmadaEndpoint } : {}),
         },
-        "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120, ...(opts.ikoValues ? { values: opts.ikoValues } : {}) },
+        "kamino:iko": { chartPath: "./iris-operator", crdWaitSeconds: 120 },
         // No nodes run pods here: Helm must not wait for the operator's pod.
         "kamino:testing": { skipAwait: true },
         "kamino:irisClusters": dev["kamino:irisClusters"].map((i: Record<string, unknown>) => ({

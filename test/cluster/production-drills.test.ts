@@ -124,9 +124,8 @@ beforeAll(async () => {
     const up = await f.stack.up({ onEvent: steps.onEvent });
     prodUpS = Math.round((Date.now() - t0) / 100) / 10;
     karmada = karmadaClient(f, String(up.outputs.karmadaKubeconfig.value));
-    const slowest = steps.slowest(5).map((s) => `${s.op} ${s.resource} ${s.seconds.toFixed(1)} s`);
     console.log(
-        `a three-node host (${f.hostStartS} s), then the production control plane up on real pods: ${prodUpS} s; its slowest steps: ${slowest.join(", ")}`,
+        `a three-node host (${f.hostStartS} s), then the production control plane up on real pods: ${prodUpS} s; its slowest steps: ${steps.slowestLine(5)}`,
     );
     // Made now, in a namespace without Kamino's etcd-client Service, so that its 20 s pass while the tests before its own run.
     await host.applyAll([

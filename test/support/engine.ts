@@ -153,10 +153,16 @@ export interface StepDuration {
  * that reports where a long run spent its time: `slowest(n)` lists the n longest, longest first.
  * Custom resources only: a component's step spans its children's.
  */
-export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEvent) => void; slowest: (n: number) => StepDuration[] } {
+export function stepTimer(now: () => number = Date.now): {
+    onEvent: (e: EngineEvent) => void;
+    slowest: (n: number) => StepDuration[];
+    /** The n slowest as one line for a test's report: "delete <type>::<name> 31.4 s, ...". */
+    slowestLine: (n: number) => string;
+} {
     const started = new Map<string, { op: string; at: number }>();
     const done: StepDuration[] = [];
     const resource = (urn: string) => urn.split("::").slice(-2).join("::").split("$").pop()!;
+    const slowest = (n: number) => [...done].sort((a, b) => b.seconds - a.seconds).slice(0, n);
     return {
         onEvent: (e) => {
             const pre = e.resourcePreEvent?.metadata;
@@ -168,6 +174,10 @@ export function stepTimer(now: () => number = Date.now): { onEvent: (e: EngineEv
                 done.push({ op: start.op, resource: resource(end.urn), seconds: (now() - start.at) / 1000 });
             }
         },
-        slowest: (n) => [...done].sort((a, b) => b.seconds - a.seconds).slice(0, n),
+        slowest,
+        slowestLine: (n) =>
+            slowest(n)
+                .map((s) => `${s.op} ${s.resource} ${s.seconds.toFixed(1)} s`)
+                .join(", "),
     };
 }

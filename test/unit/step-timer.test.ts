@@ -36,4 +36,5 @@ test("times each custom resource's step from its pre-event to its outputs or fai
         { op: "delete", resource: "kubernetes:helm.sh/v3:Release::karmada", seconds: 41 },
     ]);
     expect(timer.slowest(5).map((s) => s.seconds)).toEqual([49, 41, 2.5]);
+    expect(timer.slowestLine(2)).toBe("delete kubernetes:core/v1:Namespace::karmada-system 49.0 s, delete kubernetes:helm.sh/v3:Release::karmada 41.0 s");
 });

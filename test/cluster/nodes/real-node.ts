@@ -98,7 +98,7 @@ export class RealNode {
 
     /** `ctr` against this node's containerd, in the CRI's namespace. */
     ctr(args: string[]): string {
-        return execFileSync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", ...args], {
+        return execFileSync(this.bins.ctr, this.ctrArgs(args), {
             encoding: "utf8",
             stdio: ["ignore", "pipe", "pipe"],
         });
@@ -110,10 +110,13 @@ export class RealNode {
      */
     async importImages(archives: string[]): Promise<void> {
         for (const a of archives) {
-            await execFileAsync(this.bins.ctr, ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", "images", "import", a], {
-                encoding: "utf8",
-            });
+            await execFileAsync(this.bins.ctr, this.ctrArgs(["images", "import", a]), { encoding: "utf8" });
         }
+    }
+
+    /** `ctr`'s arguments against this node's containerd, in the CRI's namespace. */
+    private ctrArgs(args: string[]): string[] {
+        return ["--address", this.paths.containerdSocket, "--namespace", "k8s.io", ...args];
     }
 
     /**
