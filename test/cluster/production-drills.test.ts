@@ -178,10 +178,12 @@ test("the production shape: two of each component, never two on a node, etcd one
     // The chart's apiservers waited in their `wait` container for Kamino's etcd-client Service, and went on.
     const apiservers = running.filter((p) => p.metadata?.name?.startsWith("karmada-apiserver-"));
     for (const p of apiservers) expect(await podLogs(host.client, NS, p.metadata!.name!, "wait")).toMatch(/successfully connect to \d+\.\d+\.\d+\.\d+:2379/);
-    // Kamino's patch of the chart's Deployment (apiserver-health-check.ts) reached both pods: a node's
-    // loss hangs the aggregated API for 10 s at most, not client-go's 45 s.
+    // Kamino's post-renderer (apiserver-health-check.ts) set the health check in the release: both pods have it (a node's loss
+    // hangs the aggregated API for 10 s at most, not 45 s), and Helm's Deployment never changed after (no roll in `up`).
     for (const p of apiservers)
         expect({ [p.metadata!.name!]: envOf(p) }).toEqual({ [p.metadata!.name!]: expect.arrayContaining(APISERVER_HTTP2_HEALTH_CHECK_ENV) });
+    const deployment = (await host.client.get(resourcePath("apps/v1", "deployments", { namespace: NS, name: "karmada-apiserver" }))) as KubeObject;
+    expect(deployment.metadata?.generation).toBe(1);
 });
 
 test("the API as members reach it: through the load balancer at the endpoint, in the certificate, a Pull member joined there", async () => {
@@ -226,7 +228,7 @@ test("a node's power cut: the API answers again once its clients give up the los
     expect(r.etcdProbe.longestGap_s).toBeLessThanOrEqual(KUBE_APISERVER_ETCD_GIVE_UP_S + 10);
     // Through the aggregated API (what agents and status call), two give-ups can come one after the
     // other: karmada-apiserver's pooled HTTP/2 connection to the lost node's aggregated-apiserver (10 s
-    // with Kamino's patch, 45 s without: 47.2 s seen before it), then the surviving aggregated-apiserver's
+    // with Kamino's post-renderer, 45 s without: 47.2 s seen before it), then the surviving aggregated-apiserver's
     // own watch cache of etcd, as above, whose timer starts only once the first call reaches it; and a
     // new connection's DNS answer, the new watch, the probe's 2 s. 3.5-14 s in eight runs since the
     // patch, 27.7 s in one (both, likely; not proven).
@@ -266,7 +268,7 @@ test("an upgrade of the chart by docs/production.md's steps: every component rol
     expect(cm.spec.template.spec.containers[0].image).toBe(`docker.io/karmada/karmada-controller-manager:${next}`);
     const agent = (await f.member.client.get(resourcePath("apps/v1", "deployments", { namespace: NS, name: "karmada-agent" }))) as typeof cm;
     expect(agent.spec.template.spec.containers[0].image).toBe(`docker.io/karmada/karmada-agent:${next}`);
-    // Helm's upgrade (a three-way merge) left Kamino's patch alone: the new apiserver pods have it too.
+    // The upgrade's manifests went through the post-renderer too: the new apiserver pods have the health check.
     const apiserver = (await host.client.get(resourcePath("apps/v1", "deployments", { namespace: NS, name: "karmada-apiserver" }))) as {
         spec: { template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } };
     };

@@ -1,13 +1,15 @@
 // Karmada off the laptop: where it runs and who reaches it (config errors before anything exists),
 // the chart values of a highly available Karmada (every key one the chart reads), and the prod stack
 // (Pulumi.prod.yaml) under mocks, in update and preview mode.
+import * as fs from "fs";
+import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { ConfigError, isCidr, loadFleetConfig, parseEndpoint } from "../../components/config";
 import { CHART_KEYS, highlyAvailable, KARMADA_DEFAULT_CERT_HOSTS, karmadaChartValues, valuePaths } from "../../components/karmada/control-plane/chart-values";
 import { apiServerUrl, loadBalancerSpec, PUBLIC_SERVICE_NAME } from "../../components/karmada/control-plane/api-endpoint";
-import { APISERVER_HTTP2_GIVE_UP_S } from "../../components/karmada/control-plane/apiserver-health-check";
+import { APISERVER_HTTP2_GIVE_UP_S, CHART_POSTRENDER } from "../../components/karmada/control-plane/apiserver-health-check";
 import { KarmadaControlPlane } from "../../components/karmada/control-plane/control-plane";
 import { kaminoStack } from "../../components/stack";
 import {
@@ -28,6 +30,8 @@ import {
 } from "../support/mocks";
 import { runStack } from "../support/stack-under-mocks";
 import { healthyMachine } from "../support/standins";
+
+const ROOT = path.join(__dirname, "..", "..");
 
 const raw = (cfg: Record<string, unknown>) => Object.fromEntries(Object.entries(cfg).map(([k, v]) => [`kamino:${k}`, JSON.stringify(v)]));
 const gke = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -455,7 +459,6 @@ describe("KarmadaControlPlane off kind", () => {
     let releaseProps: Record<string, unknown>;
     const seen: pulumi.ResourceTransformationArgs[] = [];
     let run: MockRun;
-    let controlPlane: KarmadaControlPlane;
     beforeAll(async () => {
         run = new MockRun(false);
         await run.install();
@@ -464,7 +467,7 @@ describe("KarmadaControlPlane off kind", () => {
             if (a.type === "kubernetes:helm.sh/v3:Release") releaseProps = a.props;
             return undefined;
         };
-        controlPlane = new KarmadaControlPlane(
+        new KarmadaControlPlane(
             "karmada",
             {
                 clusterIdentifier: "karmada-hub",
@@ -499,36 +502,21 @@ describe("KarmadaControlPlane off kind", () => {
         expect(secret.filter(Boolean)).toHaveLength(1);
     });
 
-    test("karmada-apiserver's HTTP/2 health check is patched onto the chart's Deployment: its env alone, after the release, kept on destroy", () => {
-        const patch = run.get("kubernetes:apps/v1:DeploymentPatch", "karmada-apiserver-health-check");
-        expect(providerName(patch)).toBe("hub");
-        expect(patch.inputs.metadata).toMatchObject({ name: "karmada-apiserver", namespace: "karmada-system" });
-        expect(patch.inputs.spec).toEqual({
-            template: {
-                spec: {
-                    containers: [
-                        {
-                            name: "karmada-apiserver",
-                            env: [
-                                { name: "HTTP2_READ_IDLE_TIMEOUT_SECONDS", value: "5" },
-                                { name: "HTTP2_PING_TIMEOUT_SECONDS", value: "5" },
-                            ],
-                        },
-                    ],
-                },
-            },
-        });
+    test("karmada-apiserver's HTTP/2 health check is in the release itself: Helm's post-renderer sets it, no patch after it rolls anything", () => {
+        const release = run.get("kubernetes:helm.sh/v3:Release", "karmada-chart");
+        // Relative to the program's directory, where Pulumi starts the provider: the same from any checkout.
+        expect(release.inputs.postrender).toBe(CHART_POSTRENDER);
+        expect(CHART_POSTRENDER.startsWith("./")).toBe(true);
+        const script = path.join(ROOT, CHART_POSTRENDER);
+        expect(fs.statSync(script).mode & 0o111).not.toBe(0);
+        expect(fs.readFileSync(script, "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+        expect(run.ofType("kubernetes:apps/v1:DeploymentPatch")).toEqual([]);
         // Within 15 s, the node-loss goal, with the probe's 2 s and a new connection's set-up.
         expect(APISERVER_HTTP2_GIVE_UP_S).toBeLessThanOrEqual(10);
-        const opts = seen.find((a) => a.name === "karmada-apiserver-health-check")!.opts;
-        expect([opts.dependsOn].flat()).toContain(controlPlane.release);
-        // The release deletes the Deployment; deleting the patch first would only roll it once more.
-        expect(opts.retainOnDelete).toBe(true);
-        expect(controlPlane.apiServerHealthCheck).toBeDefined();
     });
 });
 
-test("a single Karmada on kind is not patched: one apiserver and one aggregated-apiserver go down together", async () => {
+test("a single Karmada on kind keeps the chart's apiserver as it is: one apiserver and one aggregated-apiserver go down together", async () => {
     const { run } = await runStack(
         raw({
             iko,
@@ -539,8 +527,9 @@ test("a single Karmada on kind is not patched: one apiserver and one aggregated-
         }),
         { stack: "single" },
     );
-    expect(run.ofType("kubernetes:helm.sh/v3:Release").map((r) => r.inputs.chart)).toContain("karmada");
-    expect(run.ofType("kubernetes:apps/v1:DeploymentPatch")).toEqual([]);
+    const karmada = run.ofType("kubernetes:helm.sh/v3:Release").find((r) => r.inputs.chart === "karmada");
+    expect(karmada).toBeDefined();
+    expect(karmada!.inputs.postrender).toBeUndefined();
 }, 60_000);
 
 test("five etcd members on a StorageClass of the stack's choice: five in the StatefulSet, a quorum of three kept by the budget", async () => {

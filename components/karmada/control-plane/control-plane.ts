@@ -4,7 +4,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { loadBalancerSpec, PUBLIC_SERVICE_NAME, publishedKubeconfig } from "./api-endpoint";
-import { apiServerHealthCheckPatch } from "./apiserver-health-check";
+import { CHART_POSTRENDER } from "./apiserver-health-check";
 import { karmadaChartValues } from "./chart-values";
 import { ChartUninstallGuard } from "./chart-uninstall";
 import { KarmadaEtcd, KarmadaEtcdArgs } from "./karmada-etcd";
@@ -105,8 +105,6 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
     public readonly etcd?: KarmadaEtcd;
     /** Kamino's load balancer in front of the Karmada API, on a host that is not kind. */
     public readonly publicService?: k8s.core.v1.Service;
-    /** karmada-apiserver's shortened HTTP/2 health check, on a host that is not kind (apiserver-health-check.ts). */
-    public readonly apiServerHealthCheck?: k8s.apps.v1.DeploymentPatch;
     /** The Karmada API's URL as its kubeconfig names it: what Kamino, teammates and Pull members dial. */
     public readonly server: pulumi.Output<string>;
     /**
@@ -124,7 +122,6 @@ export class KarmadaControlPlane extends pulumi.ComponentResource {
             this.etcd = installed.etcd;
             this.release = installed.release;
             this.publicService = installed.publicService;
-            this.apiServerHealthCheck = installed.apiServerHealthCheck;
             this.kubeconfig = installed.kubeconfig;
         } else {
             const endpoint = args.existingEndpoint;
@@ -157,7 +154,6 @@ interface InstalledChart {
     etcd?: KarmadaEtcd;
     release: k8s.helm.v3.Release;
     publicService?: k8s.core.v1.Service;
-    apiServerHealthCheck?: k8s.apps.v1.DeploymentPatch;
     kubeconfig: pulumi.Output<string>;
 }
 
@@ -211,22 +207,11 @@ function installChart(name: string, h: KarmadaHelmInstall, parent: pulumi.Resour
             },
             { parent, provider: h.hostProvider, dependsOn: [release] },
         );
-        // A node's loss must not hang the aggregated API for 45 s (apiserver-health-check.ts). Kept on
-        // destroy: the release deletes the Deployment anyway, and removing the fields would roll it first.
-        const apiServerHealthCheck = new k8s.apps.v1.DeploymentPatch(`${name}-apiserver-health-check`, apiServerHealthCheckPatch(KARMADA_SYSTEM_NAMESPACE), {
-            parent,
-            provider: h.hostProvider,
-            dependsOn: [release],
-            retainOnDelete: true,
-        });
-        // Through the load balancer's status and the patch: nothing dials Karmada before it has its
-        // address, or while the patch rolls karmada-apiserver.
+        // Through the load balancer's status: nothing dials Karmada before it has its address.
         const kubeconfig = pulumi.secret(
-            pulumi
-                .all([chartKubeconfig, published.host, publicService.status, apiServerHealthCheck.metadata])
-                .apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
+            pulumi.all([chartKubeconfig, published.host, publicService.status]).apply(([kc, host]) => publishedKubeconfig(kc, host, published.port)),
         );
-        return { etcd, release, publicService, apiServerHealthCheck, kubeconfig };
+        return { etcd, release, publicService, kubeconfig };
     }
     const server = h.nodePort!.server;
     return { etcd, release, kubeconfig: pulumi.secret(chartKubeconfig.apply((kc) => withServer(kc, server))) };
@@ -261,6 +246,9 @@ function chartRelease(
                       })
                     : karmadaChartValues({ ...chart, nodePort: h.nodePort }),
             timeout: h.timeoutSeconds,
+            // Off kind, a node's loss must not hang the aggregated API for 45 s: karmada-apiserver's
+            // HTTP/2 health check, set by Helm's post-renderer in the release itself (apiserver-health-check.ts).
+            postrender: published ? CHART_POSTRENDER : undefined,
         },
         // Named besides the whole etcd: the chart's pods need the quota (GKE) and the Service their `wait` container reads.
         {
