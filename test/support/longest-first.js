@@ -1,5 +1,5 @@
 // jest's testSequencer (jest.config.js): the cluster files run longest first, by the times in
-// test/support/file-durations.json, so that the two workers end together on any machine. jest's
+// test/support/file-durations.json, so that the workers end together on any machine. jest's
 // own order needs the times of an earlier run in its cache; a new machine has none and would run
 // the files by size, the two-member fleet's (a 30-line file, the longest run) last. Files without
 // a time (new ones, and every unit and engine file) keep jest's order, before the timed ones.
