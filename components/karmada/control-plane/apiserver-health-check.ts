@@ -9,7 +9,6 @@
 
 /** What chart-postrender.js exports (plain JavaScript, which Helm has Node run without a compile step). */
 interface ChartPostrender {
-    APISERVER_DEPLOYMENT: string;
     APISERVER_HTTP2_HEALTH_CHECK_ENV: readonly { readonly name: string; readonly value: string }[];
     withApiServerHealthCheck(manifests: string): string;
 }
@@ -22,9 +21,6 @@ const postrender = require("./chart-postrender.js") as ChartPostrender;
  * checkout anywhere shows no diff.
  */
 export const CHART_POSTRENDER = "./components/karmada/control-plane/chart-postrender.js";
-
-/** The chart's karmada-apiserver Deployment and its container (release `karmada`). */
-export const APISERVER_DEPLOYMENT = postrender.APISERVER_DEPLOYMENT;
 
 /**
  * client-go's HTTP/2 health check (k8s.io/apimachinery/pkg/util/net/http.go): a ping after 5 s
